@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what Parla needs and is missing: Debian packages (speech engines, and for tests an independent
+# audio decoder) and npm packages. Idempotent and quick when everything is present.
+#   scripts/ensure-deps.sh          what the server needs
+#   scripts/ensure-deps.sh --test   plus what the test suite needs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3)
+test_pkgs=(ffmpeg pocketsphinx)
+pkgs=("${runtime_pkgs[@]}")
+[[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "parla: installing Debian packages: ${missing[*]}" >&2
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages: reinstall only when package-lock.json changed since the last install.
+stamp=node_modules/.parla-lock-hash
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "parla: installing npm packages" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,35 @@
+import { decode } from '@msgpack/msgpack'
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import type { FastifyInstance } from 'fastify'
+import { SpeechError } from '../errors.js'
+import type { Config } from '../config/schema.js'
+
+const MSGPACK_TYPES = ['application/msgpack', 'application/x-msgpack', 'application/vnd.msgpack']
+
+/**
+ * Request bodies the Fish surface accepts: JSON (Fastify's own parser), MessagePack, url-encoded forms
+ * (repeated keys become arrays) and multipart (parsed by the routes that take files). Anything else is 415.
+ */
+export async function registerBodyParsers(app: FastifyInstance, config: Config): Promise<void> {
+  app.addContentTypeParser(MSGPACK_TYPES, { parseAs: 'buffer', bodyLimit: config.maxBodyBytes }, (_req, body, done) => {
+    const bytes = body as Buffer
+    if (bytes.length === 0) return done(new SpeechError('bad_request', 'Body is empty but Content-Type is MessagePack; send a MessagePack map'))
+    try {
+      done(null, decode(bytes, { useBigInt64: false }))
+    } catch (err) {
+      done(new SpeechError('bad_request', `Body is not valid MessagePack: ${(err as Error).message}`))
+    }
+  })
+  await app.register(formbody, { bodyLimit: config.maxBodyBytes })
+  await app.register(multipart, {
+    limits: {
+      fileSize: config.maxUploadBytes,
+      files: config.maxUploadFiles + 1, // voices plus a cover image
+      fields: 200,
+      fieldSize: 1024 * 1024,
+      parts: config.maxUploadFiles + 201,
+    },
+    throwFileSizeLimit: true,
+  })
+}

@@ -1,0 +1,112 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
+
+/**
+ * The only module that knows how errors look on the wire. Fish surface: 422 is an array of
+ * `{loc, type, msg, ctx?, in?}`; every other error is exactly `{status, message}` (the legacy Python SDK
+ * builds an exception from `**body`, so an extra key breaks it). 5xx messages are never leaked.
+ */
+const PARTS: Record<string, ValidationIssue['in']> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
+const LOC_ROOT: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
+
+interface AjvError {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** Ajv errors → Fish 422 entries naming the field, e.g. `{loc: ['body', 'prosody', 'speed'], ...}`. */
+export function validationIssues(context: string, errors: readonly AjvError[]): ValidationIssue[] {
+  const seen = new Set<string>()
+  const issues: ValidationIssue[] = []
+  for (const e of errors) {
+    // anyOf/oneOf wrappers repeat what their branches said.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue
+    const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    if (e.keyword === 'required') path.push(String(e.params.missingProperty))
+    if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty))
+    const loc = [LOC_ROOT[context] ?? context, ...path]
+    const key = loc.join('\u0000')
+    if (seen.has(key)) continue
+    seen.add(key)
+    issues.push({ loc, type: ajvType(e), msg: ajvMessage(e, path.at(-1)), ...(PARTS[context] ? { in: PARTS[context] } : {}) })
+  }
+  return issues
+}
+
+function ajvType(e: AjvError): string {
+  if (e.keyword === 'required') return 'missing'
+  if (e.keyword === 'enum' || e.keyword === 'const') return 'enum'
+  if (e.keyword === 'type') return `${String(e.params.type)}_type`
+  if (e.keyword === 'minimum' || e.keyword === 'exclusiveMinimum') return 'greater_than_equal'
+  if (e.keyword === 'maximum' || e.keyword === 'exclusiveMaximum') return 'less_than_equal'
+  if (e.keyword === 'maxLength') return 'string_too_long'
+  if (e.keyword === 'minLength') return 'string_too_short'
+  return e.keyword
+}
+
+function ajvMessage(e: AjvError, field: string | undefined): string {
+  const name = field ? `'${field}'` : 'value'
+  switch (e.keyword) {
+    case 'required':
+      return `Field required: add '${String(e.params.missingProperty)}'`
+    case 'enum':
+      return `${name} must be one of: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'type':
+      return `${name} must be of type ${String(e.params.type)}`
+    case 'minimum':
+    case 'maximum':
+      return `${name} ${e.message ?? 'is out of range'}`
+    default:
+      return `${name} ${e.message ?? 'is invalid'}`
+  }
+}
+
+function fromFastifyError(err: FastifyError): SpeechError {
+  if (err instanceof SpeechError) return err
+  if (err.validation) {
+    return new SpeechError('validation_failed', err.message, {
+      issues: validationIssues(err.validationContext ?? 'body', err.validation as unknown as AjvError[]),
+    })
+  }
+  const status = err.statusCode ?? 500
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SpeechError('payload_too_large', 'Request body is too large; send a smaller body')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SpeechError('unsupported_media_type', `Unsupported Content-Type; send application/json, application/msgpack, multipart/form-data or application/x-www-form-urlencoded`)
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SpeechError('bad_request', 'Body is empty but Content-Type is application/json; send a JSON object')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new SpeechError('payload_too_large', err.message)
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+    case 'FST_NO_FORM_DATA':
+      return new SpeechError('bad_request', `Multipart body is malformed: ${err.message}`)
+  }
+  if (err instanceof SyntaxError && status === 400) return new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+  if (status >= 400 && status < 500) {
+    const code = ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited' } as const)[status] ?? 'bad_request'
+    return new SpeechError(code, err.message || 'Bad request')
+  }
+  return toSpeechError(err)
+}
+
+/** `{status, message}` or the 422 array, for one error. */
+export function fishErrorBody(e: SpeechError): unknown {
+  if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues
+  return { status: e.status, message: e.status >= 500 ? 'Internal server error' : e.message }
+}
+
+export function fishErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const e = fromFastifyError(err)
+  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
+  else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
+  void reply.code(e.status).type('application/json; charset=utf-8').send(fishErrorBody(e))
+}

@@ -1,0 +1,121 @@
+/**
+ * Test and benchmark helper: festival (slt HTS voice) speech for known sentences, cached under
+ * os.tmpdir() so each test file pays for synthesis once per machine.
+ */
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AudioBuffer } from '../audio/types.js'
+
+export const SENTENCES = [
+  'The train to the city leaves every morning at eight.',
+  'Please remember to buy milk and bread on your way home.',
+  'My brother works at a small hospital near the river.',
+  'We are going to visit our friends next weekend.',
+  'The children played in the park until it got dark.',
+  'Can you tell me where the nearest post office is?',
+  'She opened the window because the room was too warm.',
+  'It has been raining all day and the streets are wet.',
+  'I would like a cup of coffee with a little sugar.',
+  'The meeting has been moved to three o clock on Friday.',
+  'He forgot his keys and had to wait outside the door.',
+  'Our neighbors have a large dog that barks at night.',
+  'The store on the corner sells fresh fruit and vegetables.',
+  'They watched a funny movie and laughed the whole time.',
+  'Turn left at the next street and drive for two miles.',
+  'The teacher asked the students to read the first chapter.',
+  'We need to finish this report before the end of the week.',
+  'My phone battery is almost empty so I will call you later.',
+  'The weather should be sunny and warm tomorrow afternoon.',
+  'She has lived in the same house for twenty years.',
+  'Dinner will be ready in about fifteen minutes.',
+  'The bus was late again this morning because of the traffic.',
+  'He likes to read the newspaper while he eats breakfast.',
+  'Please close the door quietly when you leave the office.',
+] as const
+
+const VOICE = '(voice_cmu_us_slt_arctic_hts)'
+
+/** Reads a 16-bit PCM mono WAV (what text2wave writes). */
+export function parseWav(bytes: Uint8Array): AudioBuffer {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let sampleRate = 0
+  for (let at = 12; at + 8 <= bytes.length; ) {
+    const id = String.fromCharCode(...bytes.subarray(at, at + 4))
+    const size = view.getUint32(at + 4, true)
+    if (id === 'fmt ') sampleRate = view.getUint32(at + 12, true)
+    if (id === 'data') {
+      const n = Math.floor(Math.min(size, bytes.length - at - 8) / 2)
+      const samples = new Float32Array(n)
+      for (let i = 0; i < n; i++) samples[i] = view.getInt16(at + 8 + i * 2, true) / 32768
+      return { samples, sampleRate }
+    }
+    at += 8 + size + (size & 1)
+  }
+  throw new Error('test-speech: no data chunk in WAV')
+}
+
+/** Writes 16-bit PCM mono WAV bytes. */
+export function toWav(samples: Float32Array, sampleRate: number): Uint8Array {
+  const out = new Uint8Array(44 + samples.length * 2)
+  const view = new DataView(out.buffer)
+  const tag = (at: number, s: string) => { for (let i = 0; i < 4; i++) out[at + i] = s.charCodeAt(i) }
+  tag(0, 'RIFF'); view.setUint32(4, 36 + samples.length * 2, true); tag(8, 'WAVE')
+  tag(12, 'fmt '); view.setUint32(16, 16, true); view.setUint16(20, 1, true); view.setUint16(22, 1, true)
+  view.setUint32(24, sampleRate, true); view.setUint32(28, sampleRate * 2, true)
+  view.setUint16(32, 2, true); view.setUint16(34, 16, true)
+  tag(36, 'data'); view.setUint32(40, samples.length * 2, true)
+  for (let i = 0; i < samples.length; i++) {
+    const s = Math.max(-1, Math.min(1, samples[i]!))
+    view.setInt16(44 + i * 2, Math.round(s < 0 ? s * 32768 : s * 32767), true)
+  }
+  return out
+}
+
+function runText2wave(text: string, outFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('text2wave', ['-eval', VOICE, '-o', outFile], { stdio: ['pipe', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => { err += d.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`text2wave exited ${code}: ${err}`))))
+    child.stdin.end(text)
+  })
+}
+
+const cacheDir = join(tmpdir(), 'parla-asr-test-speech')
+
+/** Festival speech for `text` (32 kHz as festival makes it), synthesised once and cached. */
+export async function speak(text: string): Promise<AudioBuffer> {
+  const key = createHash('sha1').update(VOICE + text).digest('hex').slice(0, 16)
+  const file = join(cacheDir, `${key}.wav`)
+  try {
+    return parseWav(await readFile(file))
+  } catch {
+    await mkdir(cacheDir, { recursive: true })
+    const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.wav`
+    await runText2wave(text, partial)
+    await rename(partial, file)
+    return parseWav(await readFile(file))
+  }
+}
+
+/** Speech for every sentence, two syntheses at a time (the test machines have two cores). */
+export async function speakAll(texts: readonly string[]): Promise<AudioBuffer[]> {
+  const out: AudioBuffer[] = new Array(texts.length)
+  let next = 0
+  const lane = async () => {
+    while (next < texts.length) {
+      const i = next++
+      out[i] = await speak(texts[i]!)
+    }
+  }
+  await Promise.all([lane(), lane()])
+  return out
+}
+
+export async function writeWav(file: string, samples: Float32Array, sampleRate: number): Promise<void> {
+  await writeFile(file, toWav(samples, sampleRate))
+}

@@ -1,0 +1,37 @@
+/** Small pure helpers on Float32 mono samples. */
+
+export function concatSamples(parts: readonly Float32Array[]): Float32Array {
+  let length = 0
+  for (const p of parts) length += p.length
+  const out = new Float32Array(length)
+  let offset = 0
+  for (const p of parts) {
+    out.set(p, offset)
+    offset += p.length
+  }
+  return out
+}
+
+export function int16ToFloat32(input: Int16Array): Float32Array {
+  const out = new Float32Array(input.length)
+  for (let i = 0; i < input.length; i++) out[i] = input[i]! / 32768
+  return out
+}
+
+/** Clamps to [-1, 1] and rounds to signed 16-bit. */
+export function float32ToInt16(input: Float32Array): Int16Array {
+  const out = new Int16Array(input.length)
+  for (let i = 0; i < input.length; i++) {
+    const s = Math.max(-1, Math.min(1, input[i]!))
+    out[i] = Math.round(s < 0 ? s * 32768 : s * 32767)
+  }
+  return out
+}
+
+/** Root-mean-square level of the samples, 0 for none. */
+export function rms(samples: Float32Array): number {
+  if (samples.length === 0) return 0
+  let sum = 0
+  for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!
+  return Math.sqrt(sum / samples.length)
+}

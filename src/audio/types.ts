@@ -1,0 +1,49 @@
+/**
+ * Audio inside Parla is mono Float32 samples in [-1, 1] at a known sample rate. Engines convert their
+ * native output once; every DSP step, resampler and encoder takes and gives this shape.
+ */
+export interface CallOptions {
+  readonly signal?: AbortSignal
+}
+
+/** A block of mono audio. */
+export interface AudioBuffer {
+  readonly samples: Float32Array
+  readonly sampleRate: number
+}
+
+export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus'
+
+export interface EncoderOptions {
+  /** Sample rate of the samples that will be pushed, which is also the output rate. */
+  readonly sampleRate: number
+  /** Bits per second for lossy formats; `undefined` means the format's default. Opus: -1000 = automatic. */
+  readonly bitrate?: number
+}
+
+/**
+ * A streaming encoder for one response. `push` returns whatever bytes are complete so far (possibly
+ * empty), so the caller can send them at once; `end` flushes the rest. Sessions are cheap and single-use.
+ */
+export interface EncoderSession {
+  push(samples: Float32Array): Uint8Array
+  end(): Uint8Array
+}
+
+export interface AudioEncoder {
+  readonly format: AudioFormat
+  readonly contentType: string
+  /** Sample rates the format can carry; the pipeline resamples to `defaultSampleRate` when the request's rate is not listed. */
+  readonly sampleRates?: readonly number[]
+  readonly defaultSampleRate: number
+  create(options: EncoderOptions): EncoderSession
+}
+
+/** A streaming sample-rate converter; keeps state across blocks so joins are seamless. */
+export interface Resampler {
+  readonly inputRate: number
+  readonly outputRate: number
+  process(samples: Float32Array): Float32Array
+  /** Returns the tail held back for filtering; call once at the end. */
+  flush(): Float32Array
+}

@@ -1,0 +1,13 @@
+import { Command } from 'commander'
+import { registerKeyCommands } from './keys.js'
+import { registerServeCommand } from './serve.js'
+
+const program = new Command()
+  .name('parla')
+  .description('Parla: a self-hosted speech service with the Fish-Audio-compatible API')
+  .showHelpAfterError()
+
+registerServeCommand(program)
+registerKeyCommands(program)
+
+await program.parseAsync(process.argv)

@@ -1,0 +1,34 @@
+import type { Command } from 'commander'
+import { join, resolve } from 'node:path'
+import { buildApp } from '../app.js'
+import { createDeps } from '../deps.js'
+import { ensureFirstKey } from './bootstrap-key.js'
+import { addConfigFlags } from './config-flags.js'
+import { configFromOptions } from './context.js'
+
+export function registerServeCommand(program: Command): void {
+  addConfigFlags(program.command('serve').description('start the API server')).action(async (options) => {
+    const config = configFromOptions(options)
+    const deps = await createDeps(config)
+    const key = await ensureFirstKey(deps.keys, config.dataDir)
+    const app = await buildApp(deps, { logger: { level: config.logLevel } })
+    let closing = false
+    const shutdown = async (signal: string) => {
+      if (closing) return
+      closing = true
+      app.log.info({ signal }, 'shutting down')
+      await app.close()
+      await deps.close()
+      process.exit(0)
+    }
+    process.on('SIGINT', () => void shutdown('SIGINT'))
+    process.on('SIGTERM', () => void shutdown('SIGTERM'))
+    const address = await app.listen({ host: config.host, port: config.port })
+    if (key) {
+      process.stdout.write(
+        `\nNo API key existed, so Parla created one (shown only now; also saved to ${join(resolve(config.dataDir), 'api-key')}):\n\n  ${key}\n\n` +
+          `Try: curl -H "Authorization: Bearer $(cat ${join(config.dataDir, 'api-key')})" ${address}/model\n\n`,
+      )
+    }
+  })
+}

@@ -1,0 +1,97 @@
+import { SpeechError } from '../../../errors.js'
+import type { RecognizedWord } from '../types.js'
+import { loadPocketsphinx, type Handle, type PocketsphinxApi } from './ffi.js'
+
+/** pocketsphinx frames are 10 ms. */
+const FRAME_SECONDS = 0.01
+
+/** Fillers and noise tokens of the en-us model that are not words. */
+function isFiller(word: string): boolean {
+  return word.startsWith('<') || word.startsWith('[') || word.startsWith('++') || word === ''
+}
+
+/** `read(2)` → `read`: pronunciation variants are dictionary detail, not text. */
+function cleanWord(word: string): string {
+  return word.replace(/\(\d+\)$/, '')
+}
+
+export interface DecodeResult {
+  readonly words: RecognizedWord[]
+  /** True when `shouldStop` ended the utterance early; `words` is then empty. */
+  readonly stopped: boolean
+}
+
+/**
+ * One native pocketsphinx decoder, created once and reused per utterance. Synchronous: it belongs in a
+ * worker thread. Not thread-safe; one utterance at a time.
+ */
+export class PocketsphinxDecoder {
+  readonly #api: PocketsphinxApi
+  readonly #config: Handle
+  #ps: Handle
+
+  constructor(args: readonly string[]) {
+    this.#api = loadPocketsphinx()
+    this.#config = this.#api.cmd_ln_parse_r(null, this.#api.ps_args(), args.length, args, 1)
+    if (!this.#config) throw new SpeechError('unavailable', `[pocketsphinx] invalid decoder arguments: ${args.join(' ')}`)
+    this.#ps = this.#api.ps_init(this.#config)
+    if (!this.#ps) {
+      throw new SpeechError('unavailable', '[pocketsphinx] ps_init failed; check that pocketsphinx-en-us is installed')
+    }
+  }
+
+  /**
+   * Decodes one utterance of 16 kHz s16 samples, feeding `blockSamples` at a time and asking `shouldStop`
+   * between blocks so an abort costs at most one block of work.
+   */
+  decode(samples: Int16Array, blockSamples: number, shouldStop: () => boolean): DecodeResult {
+    const api = this.#api
+    const ps = this.#ps
+    if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
+    if (api.ps_start_utt(ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
+    for (let at = 0; at < samples.length; at += blockSamples) {
+      if (shouldStop()) {
+        api.ps_end_utt(ps)
+        return { words: [], stopped: true }
+      }
+      const block = samples.subarray(at, Math.min(samples.length, at + blockSamples))
+      if (api.ps_process_raw(ps, block, block.length, 0, 0) < 0) {
+        api.ps_end_utt(ps)
+        throw new SpeechError('engine_failed', '[pocketsphinx] ps_process_raw failed')
+      }
+    }
+    if (api.ps_end_utt(ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_end_utt failed')
+    return { words: this.#words(), stopped: false }
+  }
+
+  #words(): RecognizedWord[] {
+    const api = this.#api
+    const lmath = api.ps_get_logmath(this.#ps)
+    const words: RecognizedWord[] = []
+    const sf: [number] = [0]
+    const ef: [number] = [0]
+    const ascr: [number] = [0]
+    const lscr: [number] = [0]
+    const lback: [number] = [0]
+    for (let seg = api.ps_seg_iter(this.#ps); seg; seg = api.ps_seg_next(seg)) {
+      const raw = api.ps_seg_word(seg)
+      if (isFiller(raw)) continue
+      api.ps_seg_frames(seg, sf, ef)
+      const prob = api.ps_seg_prob(seg, ascr, lscr, lback)
+      // The posterior comes back in the log base of the model; exp can overshoot 1 by rounding.
+      const confidence = Math.min(1, Math.max(0, api.logmath_exp(lmath, prob)))
+      words.push({
+        word: cleanWord(raw).toLowerCase(),
+        start: sf[0] * FRAME_SECONDS,
+        end: (ef[0] + 1) * FRAME_SECONDS,
+        confidence,
+      })
+    }
+    return words
+  }
+
+  free(): void {
+    if (this.#ps) this.#api.ps_free(this.#ps)
+    this.#ps = null
+  }
+}

@@ -1,0 +1,64 @@
+import koffi, { type LibraryHandle } from 'koffi'
+import { SpeechError } from '../../../errors.js'
+
+/** Opaque native handles; koffi hands them back as values we only pass through. */
+export type Handle = unknown
+
+/** The slice of the pocketsphinx 5prealpha C API the decoder uses, bound through koffi. */
+export interface PocketsphinxApi {
+  cmd_ln_parse_r(inout: Handle, defn: Handle, argc: number, argv: readonly string[], strict: number): Handle
+  cmd_ln_free_r(config: Handle): number
+  ps_args(): Handle
+  ps_init(config: Handle): Handle
+  ps_free(ps: Handle): number
+  ps_start_utt(ps: Handle): number
+  ps_process_raw(ps: Handle, data: Int16Array, n: number, noSearch: number, fullUtt: number): number
+  ps_end_utt(ps: Handle): number
+  ps_seg_iter(ps: Handle): Handle
+  ps_seg_next(seg: Handle): Handle
+  ps_seg_free(seg: Handle): void
+  ps_seg_word(seg: Handle): string
+  ps_seg_frames(seg: Handle, sf: [number], ef: [number]): void
+  ps_seg_prob(seg: Handle, ascr: [number], lscr: [number], lback: [number]): number
+  ps_get_logmath(ps: Handle): Handle
+  logmath_exp(lmath: Handle, logp: number): number
+}
+
+let api: PocketsphinxApi | undefined
+
+/** Loads the Debian shared libraries once per thread (koffi bindings are per isolate). */
+export function loadPocketsphinx(): PocketsphinxApi {
+  if (api) return api
+  let base: LibraryHandle
+  let ps: LibraryHandle
+  try {
+    base = koffi.load('libsphinxbase.so.3')
+    ps = koffi.load('libpocketsphinx.so.3')
+  } catch (err) {
+    throw new SpeechError(
+      'unavailable',
+      '[pocketsphinx] cannot load libpocketsphinx.so.3 / libsphinxbase.so.3; install the Debian packages ' +
+        'libpocketsphinx3 and libsphinxbase3',
+      { cause: err },
+    )
+  }
+  api = {
+    cmd_ln_parse_r: base.func('void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
+    cmd_ln_free_r: base.func('int cmd_ln_free_r(void *config)'),
+    logmath_exp: base.func('double logmath_exp(void *lmath, int logp)'),
+    ps_args: ps.func('void *ps_args()'),
+    ps_init: ps.func('void *ps_init(void *config)'),
+    ps_free: ps.func('int ps_free(void *ps)'),
+    ps_start_utt: ps.func('int ps_start_utt(void *ps)'),
+    ps_process_raw: ps.func('int ps_process_raw(void *ps, const int16_t *data, size_t n, int noSearch, int fullUtt)'),
+    ps_end_utt: ps.func('int ps_end_utt(void *ps)'),
+    ps_seg_iter: ps.func('void *ps_seg_iter(void *ps)'),
+    ps_seg_next: ps.func('void *ps_seg_next(void *seg)'),
+    ps_seg_free: ps.func('void ps_seg_free(void *seg)'),
+    ps_seg_word: ps.func('const char *ps_seg_word(void *seg)'),
+    ps_seg_frames: ps.func('void ps_seg_frames(void *seg, _Out_ int *sf, _Out_ int *ef)'),
+    ps_seg_prob: ps.func('int ps_seg_prob(void *seg, _Out_ int *ascr, _Out_ int *lscr, _Out_ int *lback)'),
+    ps_get_logmath: ps.func('void *ps_get_logmath(void *ps)'),
+  } as PocketsphinxApi
+  return api
+}

@@ -1,0 +1,32 @@
+import type { CallOptions } from '../../audio/types.js'
+
+/** A recognised word; times in seconds from the start of the audio given to `transcribe`. */
+export interface RecognizedWord {
+  readonly word: string
+  readonly start: number
+  readonly end: number
+  /** 0..1 */
+  readonly confidence: number
+}
+
+export interface AsrCapabilities {
+  /** Lower-case language codes the engine recognises, e.g. `['en']`. */
+  readonly languages: readonly string[]
+  /** Sample rate `transcribe` expects. */
+  readonly sampleRate: number
+  /** Longest utterance the engine times correctly, in seconds; callers split longer audio at pauses. */
+  readonly maxUtteranceSeconds: number
+  /** How many `transcribe` calls run truly in parallel. */
+  readonly parallelism: number
+}
+
+/**
+ * A speech recognizer for one utterance (mono Float32 at `capabilities.sampleRate`). Calls may overlap; the
+ * engine queues beyond `parallelism`. An aborted signal rejects with an AbortError and frees the worker.
+ */
+export interface AsrEngine {
+  readonly id: string
+  readonly capabilities: AsrCapabilities
+  transcribe(samples: Float32Array, options: CallOptions & { readonly language: string }): Promise<readonly RecognizedWord[]>
+  close(): Promise<void>
+}

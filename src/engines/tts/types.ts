@@ -1,0 +1,86 @@
+import type { CallOptions } from '../../audio/types.js'
+
+/**
+ * A word as an engine spoke it. Times are seconds from the start of the audio of this `synthesize` call.
+ * `charStart`/`charEnd` index the `text` the engine was given (end exclusive), so the text pipeline can map
+ * the word back to what the user wrote.
+ */
+export interface EngineWord {
+  readonly text: string
+  readonly start: number
+  readonly end: number
+  readonly charStart: number
+  readonly charEnd: number
+}
+
+/** One piece of engine output: audio, and the words whose audio ends within it (possibly none). */
+export interface SynthesisChunk {
+  readonly samples: Float32Array
+  readonly words: readonly EngineWord[]
+}
+
+export interface TtsVoice {
+  /** Engine-local id, e.g. `slt`, `en-us`. The voice model `_id` is `<engine>-<id>`. */
+  readonly id: string
+  readonly title: string
+  /** BCP-47-ish codes, lower case: `en`, `en-us`, `zh`, `de`, … */
+  readonly languages: readonly string[]
+  readonly gender: 'female' | 'male' | 'unknown'
+  readonly description: string
+}
+
+export interface SamplingParams {
+  readonly temperature?: number
+  readonly topP?: number
+  readonly repetitionPenalty?: number
+  readonly maxNewTokens?: number
+  readonly conditionOnPreviousChunks?: boolean
+  readonly earlyStopThreshold?: number
+}
+
+export interface SynthesisRequest {
+  /** Plain text to speak: already normalized, no tags. One or a few sentences. */
+  readonly text: string
+  /** An id from `voices()`. */
+  readonly voice: string
+  /** Speaking-rate factor through the engine's own control (1 = normal, 2 = twice as fast). Only if `capabilities.rate`. */
+  readonly rate?: number
+  /** Pitch shift in semitones through the engine's own control. Only if `capabilities.pitch`. */
+  readonly pitchSemitones?: number
+  /** Passed through; engines that have no sampler ignore them (see `capabilities.sampling`). */
+  readonly sampling?: SamplingParams
+}
+
+export interface TtsCapabilities {
+  /** Languages the engine can speak, lower-case codes. */
+  readonly languages: readonly string[]
+  /** `exact`: the engine reports word times; `estimated`: derived from phone/syllable timing. */
+  readonly wordTimings: 'exact' | 'estimated'
+  /** Whether `rate` is honoured natively. */
+  readonly rate: boolean
+  /** Whether `pitchSemitones` is honoured natively. */
+  readonly pitch: boolean
+  /** `incremental`: audio arrives in small pieces while synthesizing; `utterance`: one piece per call. */
+  readonly streaming: 'incremental' | 'utterance'
+  /** Names of SamplingParams fields the engine uses (empty for classic engines). */
+  readonly sampling: readonly (keyof SamplingParams)[]
+}
+
+/**
+ * A speech synthesizer. `synthesize` yields audio as it is produced; it must stop work and release what it
+ * holds when `signal` aborts or the consumer stops iterating (`return()` runs the generator's `finally`).
+ * Engines throw `SpeechError('engine_failed')` when the engine itself breaks.
+ */
+export interface TtsEngine {
+  /** Stable id: `festival`, `flite`, `espeak-ng`. */
+  readonly id: string
+  /** Sample rate of every chunk yielded. */
+  readonly sampleRate: number
+  readonly capabilities: TtsCapabilities
+  voices(): readonly TtsVoice[]
+  synthesize(request: SynthesisRequest, options?: CallOptions): AsyncIterable<SynthesisChunk>
+  close(): Promise<void>
+}
+
+/** Creates an engine; may start processes or compile wasm. */
+export type TtsEngineFactory = (options: { readonly processes?: number }) => Promise<TtsEngine>

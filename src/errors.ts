@@ -1,0 +1,75 @@
+/**
+ * The one internal error type. Everything Parla throws on purpose is a `SpeechError` with a code from
+ * `ERROR_CODES`; the code decides the HTTP status. Only `src/api/error-wire.ts` turns it into bytes.
+ */
+export const ERROR_CODES = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  reference_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  /** A field is wrong; carries `issues` that become the 422 array. */
+  validation_failed: 422,
+  /** The request is well-formed but cannot be served in the resource's current state. */
+  not_ready: 409,
+  rate_limited: 429,
+  internal_error: 500,
+  engine_failed: 502,
+  engine_busy: 503,
+  unavailable: 503,
+} as const satisfies Record<string, number>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** One entry of the Fish 422 array: `loc` names the field, e.g. `['body', 'format']`. */
+export interface ValidationIssue {
+  readonly loc: readonly string[]
+  readonly type: string
+  readonly msg: string
+  readonly ctx?: string
+  readonly in?: 'path' | 'query' | 'header' | 'cookie' | 'body'
+}
+
+export class SpeechError extends Error {
+  override readonly name = 'SpeechError'
+  readonly code: ErrorCode
+  readonly status: number
+  readonly issues: readonly ValidationIssue[]
+
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[] }) {
+    super(message, options)
+    this.code = code
+    this.status = ERROR_CODES[code]
+    this.issues = options?.issues ?? []
+  }
+}
+
+/** A 422 for one field. `loc` starts with where the field lives (`body`, `query`, `path`). */
+export function invalidField(
+  loc: readonly string[],
+  msg: string,
+  type = 'value_error',
+): SpeechError {
+  const where = loc[0]
+  const issue: ValidationIssue = {
+    loc,
+    type,
+    msg,
+    ...(where === 'body' || where === 'query' || where === 'path' || where === 'header' ? { in: where } : {}),
+  }
+  return new SpeechError('validation_failed', `${loc.join('.')}: ${msg}`, { issues: [issue] })
+}
+
+export function toSpeechError(err: unknown): SpeechError {
+  if (err instanceof SpeechError) return err
+  return new SpeechError('internal_error', 'Internal server error', { cause: err })
+}
+
+/** True when `err` is what an aborted `AbortSignal` throws, so callers can stay quiet about it. */
+export function isAbortError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR')
+}

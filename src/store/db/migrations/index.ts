@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely'
+import * as m001 from './001-initial.js'
+
+/** Versioned migrations, applied in name order. Add new ones here; never edit an applied one. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': m001,
+}
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+}

@@ -1,0 +1,63 @@
+/** Table shapes as Kysely sees them. JSON columns are stored as text and parsed in the repositories. */
+export interface AccountsTable {
+  id: string
+  nickname: string
+  created_at: string
+}
+
+export interface ApiKeysTable {
+  id: string
+  account_id: string
+  name: string
+  /** sha256 of the key, hex. Keys are random 256-bit values, so a fast hash is enough. */
+  key_hash: string
+  /** First characters of the key, shown in `keys list` so a user can tell keys apart. */
+  prefix: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface ModelsTable {
+  id: string
+  account_id: string
+  type: string
+  title: string
+  description: string
+  cover_image: string
+  train_mode: string
+  state: string
+  /** Why training failed, empty otherwise. */
+  state_reason: string
+  visibility: string
+  tags: string
+  languages: string
+  samples: string
+  quality: string
+  /** Voice profile JSON (null until trained). */
+  profile: string | null
+  /** Engine voice a built-in model speaks with, e.g. `festival/slt`; null for user models. */
+  builtin_voice: string | null
+  default_text: string
+  like_count: number
+  mark_count: number
+  shared_count: number
+  task_count: number
+  score: number
+  created_at: string
+  updated_at: string
+}
+
+export interface BlobsTable {
+  key: string
+  model_id: string
+  filename: string
+  content_type: string
+  size: number
+}
+
+export interface Database {
+  accounts: AccountsTable
+  api_keys: ApiKeysTable
+  models: ModelsTable
+  model_blobs: BlobsTable
+}
