@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config/load.js'
+import type { Config } from '../../src/config/schema.js'
+import { createDeps, type Deps } from '../../src/deps.js'
+
+export interface TestServer {
+  readonly app: FastifyInstance
+  readonly deps: Deps
+  /** API keys of two separate accounts. */
+  readonly alice: string
+  readonly bob: string
+  readonly aliceAccount: string
+  readonly bobAccount: string
+  /** `Authorization` header objects for convenience. */
+  readonly asAlice: { authorization: string }
+  readonly asBob: { authorization: string }
+  /** Base URL once `listen()` was called. */
+  url: string
+  listen(): Promise<string>
+  close(): Promise<void>
+}
+
+/** A Parla server on an in-memory database and blob store, with two accounts. Settings can be overridden. */
+export async function startTestServer(settings: Partial<Record<keyof Config, unknown>> = {}): Promise<TestServer> {
+  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...settings } })
+  const deps = await createDeps(config, { inMemory: true })
+  const app = await buildApp(deps)
+  const a = await deps.keys.create('alice')
+  const b = await deps.keys.create('bob')
+  const server: TestServer = {
+    app,
+    deps,
+    alice: a.key,
+    bob: b.key,
+    aliceAccount: a.info.accountId,
+    bobAccount: b.info.accountId,
+    asAlice: { authorization: `Bearer ${a.key}` },
+    asBob: { authorization: `Bearer ${b.key}` },
+    url: '',
+    async listen() {
+      server.url = await app.listen({ host: '127.0.0.1', port: 0 })
+      return server.url
+    },
+    async close() {
+      await app.close()
+      await deps.close()
+    },
+  }
+  return server
+}
