@@ -1,14 +1,18 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import websocket from '@fastify/websocket'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { installAuth } from './api/auth.js'
 import { registerBodyParsers } from './api/body-parsers.js'
 import { fishErrorHandler } from './api/error-wire.js'
 import { healthRoutes } from './api/health.js'
+import { modelRoutes } from './api/fish/models.js'
+import { liveRoutes } from './api/fish/live.js'
+import { ttsRoutes } from './api/fish/tts.js'
 import { installNotFound } from './api/not-found.js'
 import { installValidators } from './api/validators.js'
 import type { Deps } from './deps.js'
+import { SpeechError } from './errors.js'
 
 export interface BuildOptions {
   /** pino logger options, or false for none (tests). */
@@ -24,6 +28,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     requestTimeout: 0,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // The router answers these before any hook runs; send them through the Fish error wire like the rest.
+    // A path segment over maxParamLength cannot name anything that exists (ids are short): 404.
+    frameworkErrors: (err, request, reply) => {
+      const e =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new SpeechError('not_found', 'Not found: a path segment is longer than 500 characters, so no resource has that id')
+          : err.code === 'FST_ERR_BAD_URL'
+            ? new SpeechError('bad_request', 'The URL is not valid: check its percent-encoding (e.g. %zz is not allowed)')
+            : err
+      fishErrorHandler(e as unknown as FastifyError, request, reply)
+    },
   })
   installValidators(app)
   app.setErrorHandler(fishErrorHandler)
@@ -41,5 +56,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(swaggerUi, { routePrefix: '/docs', uiHooks: {}, staticCSP: true })
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger())
   await app.register(healthRoutes, { deps })
+  await app.register(modelRoutes, { deps })
+  await app.register(ttsRoutes, { deps })
+  await app.register(liveRoutes, { deps })
+  // Server start (not in createDeps, which CLI commands also use while a server may be running): delete blobs
+  // left by creates a crash cut short, and re-queue training a restart interrupted.
+  app.addHook('onReady', async () => {
+    await deps.models.recover()
+  })
   return app
 }

@@ -5,6 +5,13 @@ import { createKeyRepository, type KeyRepository } from './store/db/repositories
 import { createFsBlobStore } from './store/blob/fs.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
 import type { BlobStore } from './store/blob/types.js'
+import { decodeAudio } from './audio/decode.js'
+import { createModelService, type ModelService } from './services/models/service.js'
+import { SpeechError } from './errors.js'
+import type { TtsService } from './services/tts/service.js'
+import { createTtsStack, type TtsStack } from './services/tts/stack.js'
+import type { ModelLookup } from './services/tts/voice-resolver.js'
+import type { VoiceProfile } from './voices/types.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -12,6 +19,12 @@ export interface Deps {
   readonly db: Db
   readonly blobs: BlobStore
   readonly keys: KeyRepository
+  /** Voice models (`/model`) and their training queue. */
+  readonly models: ModelService
+  /** Text to speech on every surface (HTTP, SSE, WebSocket). */
+  readonly tts: TtsService
+  /** Engines and built-in voices behind `tts`. */
+  readonly speech: TtsStack
   close(): Promise<void>
 }
 
@@ -25,12 +38,35 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)
+  const models = createModelService({
+    db,
+    blobs,
+    decode: decodeAudio,
+    minSampleSeconds: config.minSampleSeconds,
+    maxSampleSeconds: config.maxSampleSeconds,
+    onError: (err, context) => console.error(`[models] ${context} failed:`, err),
+  })
+  const lookupModel: ModelLookup = async (id, principal) => {
+    try {
+      const m = await models.get(principal.accountId, id)
+      return { id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null }
+    } catch (err) {
+      if (err instanceof SpeechError && err.code === 'not_found') return null
+      throw err
+    }
+  }
+  const speech = createTtsStack(config, lookupModel)
   return {
     config,
     db,
     blobs,
     keys,
+    models,
+    tts: speech.tts,
+    speech,
     async close() {
+      await speech.close()
+      await models.close()
       await blobs.close?.()
       await db.destroy()
     },

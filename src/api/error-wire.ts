@@ -110,3 +110,10 @@ export function fishErrorHandler(err: FastifyError, request: FastifyRequest, rep
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
   void reply.code(e.status).type('application/json; charset=utf-8').send(fishErrorBody(e))
 }
+
+/** The `message` of a live-socket `finish {reason: "error"}` frame: the same text an HTTP error would carry. */
+export function fishLiveErrorMessage(e: SpeechError): string {
+  if (e.status >= 500) return 'Internal server error'
+  if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')
+  return e.message
+}

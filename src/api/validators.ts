@@ -1,6 +1,8 @@
 import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchema } from 'fastify'
+import type { ValidationIssue } from '../errors.js'
+import { validationIssues } from './error-wire.js'
 
 /**
  * Two validators. Query strings, path params and headers are text, so they are coerced to the schema's
@@ -20,4 +22,10 @@ export function installValidators(app: FastifyInstance): void {
     const ajv = httpPart === 'body' ? body : textual
     return ajv.compile(schema as FastifySchema & object)
   })
+}
+
+/** A body validator outside a route (WebSocket frames). Returns Fish 422 issues, empty when valid. */
+export function compileBodyValidator(schema: object): (value: unknown) => ValidationIssue[] {
+  const validate = makeAjv({ coerceTypes: false }).compile(schema)
+  return (value) => (validate(value) ? [] : validationIssues('body', (validate.errors ?? []) as never))
 }

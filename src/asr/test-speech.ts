@@ -119,3 +119,41 @@ export async function speakAll(texts: readonly string[]): Promise<AudioBuffer[]>
 export async function writeWav(file: string, samples: Float32Array, sampleRate: number): Promise<void> {
   await writeFile(file, toWav(samples, sampleRate))
 }
+
+/** Where the sound in a clip starts and ends (seconds): first and last sample above 2 % of the peak. */
+export function soundBounds(samples: Float32Array, sampleRate: number): { start: number, end: number } {
+  let peak = 0
+  for (const s of samples) peak = Math.max(peak, Math.abs(s))
+  const threshold = peak * 0.02
+  let first = 0
+  let last = samples.length - 1
+  while (first < samples.length && Math.abs(samples[first]!) <= threshold) first++
+  while (last > first && Math.abs(samples[last]!) <= threshold) last--
+  return { start: first / sampleRate, end: (last + 1) / sampleRate }
+}
+
+export interface Program {
+  readonly samples: Float32Array
+  readonly sampleRate: number
+  /** Where each clip's sound lies in the program, seconds. */
+  readonly truth: { start: number, end: number, text: string }[]
+}
+
+/** Clips joined with `gapSeconds` of digital silence before each one. */
+export function buildProgram(clips: readonly AudioBuffer[], texts: readonly string[], gapSeconds: number): Program {
+  const sampleRate = clips[0]!.sampleRate
+  const gap = Math.round(gapSeconds * sampleRate)
+  const total = clips.reduce((n, c) => n + gap + c.samples.length, 0)
+  const samples = new Float32Array(total)
+  const truth: Program['truth'] = []
+  let at = 0
+  clips.forEach((clip, i) => {
+    if (clip.sampleRate !== sampleRate) throw new Error('buildProgram: clips differ in sample rate')
+    at += gap
+    samples.set(clip.samples, at)
+    const b = soundBounds(clip.samples, sampleRate)
+    truth.push({ start: at / sampleRate + b.start, end: at / sampleRate + b.end, text: texts[i]! })
+    at += clip.samples.length
+  })
+  return { samples, sampleRate, truth }
+}

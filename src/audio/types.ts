@@ -47,3 +47,15 @@ export interface Resampler {
   /** Returns the tail held back for filtering; call once at the end. */
   flush(): Float32Array
 }
+
+/** The result of decoding an uploaded audio file (`src/audio/decode.ts`). */
+export interface DecodedAudio {
+  /** Mono samples in [-1, 1]: the channels averaged. */
+  readonly samples: Float32Array
+  readonly sampleRate: number
+  /** Channel count of the original file, before the downmix. */
+  readonly channels: number
+  /** Container and codec as sniffed: `wav`, `mp3`, `ogg-opus`, `ogg-vorbis`, `flac`, `m4a`, `webm`, … */
+  readonly format: string
+  readonly durationSec: number
+}

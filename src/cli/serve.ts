@@ -5,6 +5,7 @@ import { createDeps } from '../deps.js'
 import { ensureFirstKey } from './bootstrap-key.js'
 import { addConfigFlags } from './config-flags.js'
 import { configFromOptions } from './context.js'
+import { generateMissingSamples, seedBuiltinVoices } from '../voices/seed.js'
 
 export function registerServeCommand(program: Command): void {
   addConfigFlags(program.command('serve').description('start the API server')).action(async (options) => {
@@ -12,6 +13,10 @@ export function registerServeCommand(program: Command): void {
     const deps = await createDeps(config)
     const key = await ensureFirstKey(deps.keys, config.dataDir)
     const app = await buildApp(deps, { logger: { level: config.logLevel } })
+    // Start the engines and list their voices as built-in voice models before taking requests.
+    const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
+    const background = new AbortController()
+    app.addHook('onClose', async () => background.abort())
     let closing = false
     const shutdown = async (signal: string) => {
       if (closing) return
@@ -24,6 +29,11 @@ export function registerServeCommand(program: Command): void {
     process.on('SIGINT', () => void shutdown('SIGINT'))
     process.on('SIGTERM', () => void shutdown('SIGTERM'))
     const address = await app.listen({ host: config.host, port: config.port })
+    app.log.info({ voices: voices.length }, 'built-in voices ready')
+    generateMissingSamples(voices, deps.speech.engines, deps.blobs, background.signal).then(
+      (made) => made > 0 && app.log.info({ made }, 'generated built-in voice samples'),
+      (err) => !background.signal.aborted && app.log.warn({ err }, 'could not generate built-in voice samples'),
+    )
     if (key) {
       process.stdout.write(
         `\nNo API key existed, so Parla created one (shown only now; also saved to ${join(resolve(config.dataDir), 'api-key')}):\n\n  ${key}\n\n` +

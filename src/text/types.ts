@@ -35,7 +35,10 @@ export interface TextChunk {
   readonly expression: Expression
   /** Speaker index from `<|speaker:N|>` (0 when absent). */
   readonly speaker: number
-  /** Silence to insert after this chunk, in ms (natural pause at a sentence or clause end). */
+  /**
+   * Silence to insert after this chunk, in ms: the natural pause of the punctuation it ends at (clause 150,
+   * sentence 300, paragraph 600; 0 after the last chunk) plus any pause tags (`[pause]`, `(break)`) after it.
+   */
   readonly pauseAfterMs: number
   /** Language detected for this chunk's text (lower-case code, e.g. `en`, `zh`, `de`). */
   readonly language: string

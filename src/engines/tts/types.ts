@@ -27,6 +27,11 @@ export interface TtsVoice {
   readonly languages: readonly string[]
   readonly gender: 'female' | 'male' | 'unknown'
   readonly description: string
+  /**
+   * Set to `false` when this voice ignores `pitchSemitones` although `capabilities.pitch` is true (flite
+   * `rms`), so the caller shifts pitch itself. Absent means `capabilities.pitch` applies.
+   */
+  readonly pitch?: boolean
 }
 
 export interface SamplingParams {

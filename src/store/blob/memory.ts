@@ -8,7 +8,7 @@ export function createMemoryBlobStore(): BlobStore {
     async put(key, body, options) {
       assertBlobKey(key)
       if (body instanceof Uint8Array) {
-        items.set(key, body.slice())
+        items.set(key, new Uint8Array(body)) // a copy, even of a Buffer (whose slice is a view)
         return
       }
       const parts: Uint8Array[] = []
@@ -20,7 +20,8 @@ export function createMemoryBlobStore(): BlobStore {
     },
     async get(key) {
       assertBlobKey(key)
-      return items.get(key)?.slice() ?? null
+      const value = items.get(key)
+      return value ? new Uint8Array(value) : null
     },
     async delete(key) {
       items.delete(key)

@@ -20,8 +20,34 @@ const DIALECTS: Record<string, (url: URL | string) => Dialect> = {
     sqlite.pragma('synchronous = NORMAL')
     sqlite.pragma('foreign_keys = ON')
     sqlite.pragma('busy_timeout = 5000')
-    return new SqliteDialect({ database: sqlite })
+    return new SqliteDialect({ database: withStatementCache(sqlite) })
   },
+}
+
+/**
+ * Kysely's SQLite driver calls `prepare` for every query, and preparing costs about as much as running a
+ * point lookup. Hot queries repeat the same SQL text, so prepared statements are reused (bounded, oldest
+ * dropped first). Safe because the driver runs one query at a time on its single connection.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, limit = 256): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>()
+  const prepare = (source: string) => {
+    let statement = cache.get(source)
+    if (!statement) {
+      statement = sqlite.prepare(source)
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!)
+      cache.set(source, statement)
+    }
+    return statement
+  }
+  return new Proxy(sqlite, {
+    get: (target, key) => {
+      if (key === 'prepare') return prepare
+      const value: unknown = Reflect.get(target, key, target)
+      // Native methods check their receiver, so they must run on the real object, not the proxy.
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 /** `''` → SQLite in `dataDir`; `sqlite:<path>` or `sqlite::memory:`; other schemes need a dialect in DIALECTS. */

@@ -45,6 +45,24 @@ export interface ModelsTable {
   score: number
   created_at: string
   updated_at: string
+  /** `title` lower-cased (Unicode-aware, in JS), for the case-insensitive `title` filter. */
+  title_search: string
+  /** Language detected from the title (`en`, `de`, …; empty when unsure), for the `title_language` filter. */
+  title_language: string
+  /** 1 or 0: what the creator asked for; stored for a later enhancement step. */
+  enhance_audio_quality: number
+}
+
+/** One row per (model, lower-cased tag), for the `tag` filter. */
+export interface ModelTagsTable {
+  model_id: string
+  tag: string
+}
+
+/** One row per (model, language code), for the `language` filter. */
+export interface ModelLanguagesTable {
+  model_id: string
+  language: string
 }
 
 export interface BlobsTable {
@@ -60,4 +78,6 @@ export interface Database {
   api_keys: ApiKeysTable
   models: ModelsTable
   model_blobs: BlobsTable
+  model_tags: ModelTagsTable
+  model_languages: ModelLanguagesTable
 }

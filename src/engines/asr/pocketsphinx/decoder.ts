@@ -1,5 +1,6 @@
 import { SpeechError } from '../../../errors.js'
 import type { RecognizedWord } from '../types.js'
+import { cmnResetter } from './cmn.js'
 import { loadPocketsphinx, type Handle, type PocketsphinxApi } from './ffi.js'
 
 /** pocketsphinx frames are 10 ms. */
@@ -27,8 +28,9 @@ export interface DecodeResult {
  */
 export class PocketsphinxDecoder {
   readonly #api: PocketsphinxApi
-  readonly #config: Handle
+  #config: Handle
   #ps: Handle
+  readonly #resetCmn: (() => void) | undefined
 
   constructor(args: readonly string[]) {
     this.#api = loadPocketsphinx()
@@ -38,6 +40,12 @@ export class PocketsphinxDecoder {
     if (!this.#ps) {
       throw new SpeechError('unavailable', '[pocketsphinx] ps_init failed; check that pocketsphinx-en-us is installed')
     }
+    this.#resetCmn = cmnResetter(this.#api, this.#ps)
+  }
+
+  /** False when the CMN reset could not be set up (unexpected library build); decoding still works. */
+  get repeatable(): boolean {
+    return this.#resetCmn !== undefined
   }
 
   /**
@@ -48,6 +56,9 @@ export class PocketsphinxDecoder {
     const api = this.#api
     const ps = this.#ps
     if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
+    // Without a new stream the frame counter runs on from the previous utterance and every time shifts.
+    api.ps_start_stream(ps)
+    this.#resetCmn?.()
     if (api.ps_start_utt(ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
     for (let at = 0; at < samples.length; at += blockSamples) {
       if (shouldStop()) {
@@ -93,5 +104,8 @@ export class PocketsphinxDecoder {
   free(): void {
     if (this.#ps) this.#api.ps_free(this.#ps)
     this.#ps = null
+    // ps_init took its own reference to the config; this drops ours.
+    if (this.#config) this.#api.cmd_ln_free_r(this.#config)
+    this.#config = null
   }
 }

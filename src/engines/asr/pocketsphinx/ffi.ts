@@ -11,6 +11,7 @@ export interface PocketsphinxApi {
   ps_args(): Handle
   ps_init(config: Handle): Handle
   ps_free(ps: Handle): number
+  ps_start_stream(ps: Handle): number
   ps_start_utt(ps: Handle): number
   ps_process_raw(ps: Handle, data: Int16Array, n: number, noSearch: number, fullUtt: number): number
   ps_end_utt(ps: Handle): number
@@ -21,7 +22,13 @@ export interface PocketsphinxApi {
   ps_seg_frames(seg: Handle, sf: [number], ef: [number]): void
   ps_seg_prob(seg: Handle, ascr: [number], lscr: [number], lback: [number]): number
   ps_get_logmath(ps: Handle): Handle
+  ps_get_feat(ps: Handle): Handle
   logmath_exp(lmath: Handle, logp: number): number
+  cmn_live_get(cmn: Handle, vec: Float32Array): void
+  cmn_live_set(cmn: Handle, vec: Float32Array): void
+  /** Reads a field of a native struct. */
+  peekPointer(ptr: Handle, offset: number): Handle
+  peekInt32(ptr: Handle, offset: number): number
 }
 
 let api: PocketsphinxApi | undefined
@@ -46,9 +53,15 @@ export function loadPocketsphinx(): PocketsphinxApi {
     cmd_ln_parse_r: base.func('void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
     cmd_ln_free_r: base.func('int cmd_ln_free_r(void *config)'),
     logmath_exp: base.func('double logmath_exp(void *lmath, int logp)'),
+    // mfcc_t is float in Debian's floating-point build.
+    cmn_live_get: base.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
+    cmn_live_set: base.func('void cmn_live_set(void *cmn, const float *vec)'),
+    peekPointer: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'void *') as Handle,
+    peekInt32: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'int32_t') as number,
     ps_args: ps.func('void *ps_args()'),
     ps_init: ps.func('void *ps_init(void *config)'),
     ps_free: ps.func('int ps_free(void *ps)'),
+    ps_start_stream: ps.func('int ps_start_stream(void *ps)'),
     ps_start_utt: ps.func('int ps_start_utt(void *ps)'),
     ps_process_raw: ps.func('int ps_process_raw(void *ps, const int16_t *data, size_t n, int noSearch, int fullUtt)'),
     ps_end_utt: ps.func('int ps_end_utt(void *ps)'),
@@ -59,6 +72,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_seg_frames: ps.func('void ps_seg_frames(void *seg, _Out_ int *sf, _Out_ int *ef)'),
     ps_seg_prob: ps.func('int ps_seg_prob(void *seg, _Out_ int *ascr, _Out_ int *lscr, _Out_ int *lback)'),
     ps_get_logmath: ps.func('void *ps_get_logmath(void *ps)'),
+    ps_get_feat: ps.func('void *ps_get_feat(void *ps)'),
   } as PocketsphinxApi
   return api
 }

@@ -1,0 +1,73 @@
+import { Readable } from 'node:stream'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { invalidField } from '../../errors.js'
+import { toTtsParams } from '../../services/tts/params.js'
+import type { PreparedSpeech } from '../../services/tts/service.js'
+import { clientSignal } from '../client-signal.js'
+import { sseEvents } from './sse.js'
+import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
+
+const ENGINE_NOTE =
+  'Sampling fields (temperature, top_p, repetition_penalty, max_new_tokens, condition_on_previous_chunks, early_stop_threshold) ' +
+  'are validated and passed to engines with a token sampler; the built-in classic engines (festival, flite, eSpeak NG) have none and ignore them.'
+
+/** `POST /v1/tts` (streamed audio bytes) and `POST /v1/tts/stream/with-timestamp` (SSE with word timing). */
+export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  const schema = (summary: string, produces: string[]) => ({
+    summary,
+    description: ENGINE_NOTE,
+    tags: ['tts'],
+    body: TtsRequestBody,
+    headers: ModelHeader,
+    consumes: ['application/json', 'application/msgpack'],
+    produces,
+  })
+
+  const prepare = async (body: TtsRequestBody, model: unknown, principal: Parameters<Deps['tts']['prepare']>[1], signal: AbortSignal) => {
+    if (body.text.trim() === '') throw invalidField(['body', 'text'], 'text is empty; send the text to speak', 'string_too_short')
+    return deps.tts.prepare(toTtsParams(body, model, deps.config), principal, signal)
+  }
+
+  app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
+    const signal = clientSignal(reply)
+    const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal))
+  })
+
+  app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
+    const signal = clientSignal(reply)
+    const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
+    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal))
+  })
+}
+
+/** Encoded audio of the whole request, as bytes become available. */
+export async function* audioBytes(speech: PreparedSpeech, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  const session = speech.newEncoderSession()
+  for await (const event of speech.render(signal)) {
+    if (event.type !== 'audio') continue
+    const bytes = session.push(event.samples)
+    if (bytes.length > 0) yield bytes
+  }
+  const last = session.end()
+  if (last.length > 0) yield last
+}
+
+/**
+ * Waits for the first piece before sending headers, so a failure before any audio is a proper error status
+ * rather than a 200 with an empty body; then streams the rest as it comes.
+ */
+async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>) {
+  const first = await body.next()
+  async function* all() {
+    try {
+      if (!first.done) yield first.value
+      yield* body
+    } finally {
+      await body.return(undefined)
+    }
+  }
+  return reply.type(contentType).send(Readable.from(all(), { objectMode: false }))
+}

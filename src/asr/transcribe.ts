@@ -1,0 +1,126 @@
+/**
+ * Whole-file speech to text: resample to the engine's rate, cut into utterances at pauses (VAD), decode
+ * them in parallel, and put the words back on the file's timeline as phrases and a tidy transcript.
+ */
+import type { AudioBuffer } from '../audio/types.js'
+import type { AsrEngine, RecognizedWord } from '../engines/asr/types.js'
+import { invalidField, SpeechError } from '../errors.js'
+import { groupPhrases, phraseText } from './phrases.js'
+import { resampledLength, resampleRange } from './resample.js'
+import { detectSpeech, type SpeechSpan } from './vad.js'
+
+export interface TranscribeOptions {
+  /** Language code (`en`, `en-US`); `''` or `auto` means the engine's first language. */
+  readonly language: string
+  /** When false, `segments` is empty (the text is the same). */
+  readonly timestamps: boolean
+  readonly signal?: AbortSignal
+  /** Seconds of the input finished so far, and the input's length; called as utterances complete. */
+  readonly onProgress?: (doneSec: number, totalSec: number) => void
+}
+
+export interface TranscriptSegment {
+  readonly text: string
+  readonly start: number
+  readonly end: number
+}
+
+export interface Transcript {
+  readonly text: string
+  /** Seconds. */
+  readonly duration: number
+  readonly segments: TranscriptSegment[]
+}
+
+/** Output samples resampled per event-loop turn, so an hour of audio never blocks the server for long. */
+const RESAMPLE_CHUNK = 160_000
+
+function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new DOMException('[asr] transcription aborted', { name: 'AbortError', cause: signal.reason })
+}
+
+async function toRate(audio: AudioBuffer, rate: number, signal?: AbortSignal): Promise<Float32Array> {
+  if (audio.sampleRate === rate) return audio.samples
+  const out = new Float32Array(resampledLength(audio.samples.length, audio.sampleRate, rate))
+  for (let first = 0; first < out.length; first += RESAMPLE_CHUNK) {
+    throwIfAborted(signal)
+    resampleRange(audio.samples, audio.sampleRate, rate, out, first, Math.min(out.length, first + RESAMPLE_CHUNK))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return out
+}
+
+function pickLanguage(engine: AsrEngine, language: string): string {
+  const wanted = language.trim().toLowerCase()
+  if (wanted === '' || wanted === 'auto') return engine.capabilities.languages[0] ?? 'en'
+  const base = wanted.split(/[-_]/)[0] ?? ''
+  if (!engine.capabilities.languages.includes(base)) {
+    throw invalidField(['body', 'language'],
+      `[asr] language '${language}' is not supported by ${engine.id}; supported: ${engine.capabilities.languages.join(', ')}`)
+  }
+  return base
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100
+
+/** Decodes the spans, at most `parallelism` at a time per call so concurrent requests share the workers. */
+async function decodeSpans(
+  engine: AsrEngine, pcm: Float32Array, spans: readonly SpeechSpan[], language: string, duration: number,
+  options: TranscribeOptions,
+): Promise<RecognizedWord[][]> {
+  const rate = engine.capabilities.sampleRate
+  const results: RecognizedWord[][] = new Array(spans.length)
+  // One failure cancels the rest of this call's utterances; the caller's signal cancels everything.
+  const local = new AbortController()
+  const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal
+  let pending = spans.reduce((s, x) => s + (x.end - x.start), 0)
+  let next = 0
+  const lane = async () => {
+    while (next < spans.length) {
+      const i = next++
+      const span = spans[i]!
+      const first = Math.round(span.start * rate)
+      const offset = first / rate
+      const words = await engine.transcribe(pcm.subarray(first, Math.round(span.end * rate)), { language, signal })
+      results[i] = words.map((w) => ({ ...w, start: round2(w.start + offset), end: round2(w.end + offset) }))
+      pending -= span.end - span.start
+      options.onProgress?.(Math.min(duration, Math.max(0, round2(duration - pending))), duration)
+    }
+  }
+  const lanes = Array.from({ length: Math.max(1, Math.min(engine.capabilities.parallelism, spans.length)) }, lane)
+  try {
+    await Promise.all(lanes.map((p) => p.catch((err: unknown) => { local.abort(); throw err })))
+  } catch (err) {
+    await Promise.allSettled(lanes)
+    throwIfAborted(options.signal)
+    throw err
+  }
+  return results
+}
+
+/** Transcribes one file. Times in the result are seconds on the input's timeline. */
+export async function transcribe(engine: AsrEngine, audio: AudioBuffer, options: TranscribeOptions): Promise<Transcript> {
+  if (!(audio.sampleRate > 0)) throw new SpeechError('bad_request', `[asr] invalid sample rate ${audio.sampleRate}`)
+  const language = pickLanguage(engine, options.language)
+  throwIfAborted(options.signal)
+  const duration = round2(audio.samples.length / audio.sampleRate)
+  // pocketsphinx and libfvad both work at 16 kHz; the engine's rate rules if it ever differs.
+  const rate = engine.capabilities.sampleRate
+  const pcm = await toRate(audio, rate, options.signal)
+  const vadRate = rate === 8000 || rate === 32000 || rate === 48000 ? rate : 16000
+  const vadInput = vadRate === rate ? pcm : await toRate({ samples: pcm, sampleRate: rate }, vadRate, options.signal)
+  const spans = await detectSpeech(vadInput, {
+    sampleRate: vadRate, maxSeconds: engine.capabilities.maxUtteranceSeconds, signal: options.signal,
+  })
+  const perSpan = await decodeSpans(engine, pcm, spans, language, duration, options)
+  const phrases = groupPhrases(perSpan.flat())
+  const segments = phrases
+    .map((p) => ({ text: phraseText(p.map((w) => w.word)), start: p[0]!.start, end: p[p.length - 1]!.end }))
+    .filter((s) => s.text.length > 0)
+  options.onProgress?.(duration, duration)
+  return {
+    text: segments.map((s) => s.text).join(' '),
+    duration,
+    segments: options.timestamps ? segments : [],
+  }
+}

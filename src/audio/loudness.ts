@@ -1,0 +1,171 @@
+import { applyGain, applyGainRamp, dbToGain, gainToDb, peak } from './gain.js'
+
+/**
+ * Loudness after ITU-R BS.1770-4 for one channel: K-weighting (a high shelf and a high pass, coefficients
+ * derived for any sample rate as in libebur128), 400 ms blocks with 75 % overlap, an absolute gate at
+ * -70 LUFS and a relative gate 10 LU below. A 997 Hz full-scale sine reads -3.01 LUFS.
+ */
+export const DEFAULT_TARGET_LUFS = -20
+
+interface Biquad {
+  b0: number
+  b1: number
+  b2: number
+  a1: number
+  a2: number
+  x1: number
+  x2: number
+  y1: number
+  y2: number
+}
+
+function kWeighting(rate: number): [Biquad, Biquad] {
+  let k = Math.tan((Math.PI * 1681.974450955533) / rate)
+  const q1 = 0.7071752369554196
+  const vh = 10 ** (3.999843853973347 / 20)
+  const vb = vh ** 0.4996667741545416
+  let a0 = 1 + k / q1 + k * k
+  const shelf = {
+    b0: (vh + (vb * k) / q1 + k * k) / a0,
+    b1: (2 * (k * k - vh)) / a0,
+    b2: (vh - (vb * k) / q1 + k * k) / a0,
+    a1: (2 * (k * k - 1)) / a0,
+    a2: (1 - k / q1 + k * k) / a0,
+  }
+  k = Math.tan((Math.PI * 38.13547087602444) / rate)
+  const q2 = 0.5003270373238773
+  a0 = 1 + k / q2 + k * k
+  const highPass = { b0: 1, b1: -2, b2: 1, a1: (2 * (k * k - 1)) / a0, a2: (1 - k / q2 + k * k) / a0 }
+  const state = { x1: 0, x2: 0, y1: 0, y2: 0 }
+  return [{ ...shelf, ...state }, { ...highPass, ...state }]
+}
+
+function filter(f: Biquad, x: number): number {
+  const y = f.b0 * x + f.b1 * f.x1 + f.b2 * f.x2 - f.a1 * f.y1 - f.a2 * f.y2
+  f.x2 = f.x1
+  f.x1 = x
+  f.y2 = f.y1
+  f.y1 = y
+  return y
+}
+
+const toLufs = (meanSquare: number): number =>
+  meanSquare > 0 ? -0.691 + 10 * Math.log10(meanSquare) : -Infinity
+
+export interface LoudnessMeter {
+  push(samples: Float32Array): void
+  /** Gated integrated loudness of everything pushed so far, in LUFS; -Infinity while silent. */
+  integrated(): number
+}
+
+/** A streaming meter: state is the filter memory plus one number per 100 ms of audio. */
+export function createLoudnessMeter(sampleRate: number): LoudnessMeter {
+  const [shelf, highPass] = kWeighting(sampleRate)
+  const hop = Math.round(sampleRate / 10)
+  const hops: number[] = [] // mean square of each complete 100 ms hop
+  let acc = 0
+  let accCount = 0
+  return {
+    push(samples) {
+      for (let i = 0; i < samples.length; i++) {
+        const y = filter(highPass, filter(shelf, samples[i]!))
+        acc += y * y
+        if (++accCount === hop) {
+          hops.push(acc / hop)
+          acc = 0
+          accCount = 0
+        }
+      }
+    },
+    integrated() {
+      const blocks: number[] = []
+      for (let i = 3; i < hops.length; i++) {
+        blocks.push((hops[i]! + hops[i - 1]! + hops[i - 2]! + hops[i - 3]!) / 4)
+      }
+      // Shorter than one block: fall back to the ungated mean so short chunks still get a reading.
+      if (blocks.length === 0) {
+        const total = hops.reduce((s, x) => s + x * hop, acc)
+        const count = hops.length * hop + accCount
+        return count > 0 ? toLufs(total / count) : -Infinity
+      }
+      const loud = blocks.filter((z) => toLufs(z) > -70)
+      if (loud.length === 0) return -Infinity
+      const relativeGate = toLufs(loud.reduce((s, z) => s + z, 0) / loud.length) - 10
+      const gated = loud.filter((z) => toLufs(z) > relativeGate)
+      return toLufs(gated.reduce((s, z) => s + z, 0) / gated.length)
+    },
+  }
+}
+
+export function measureLoudness(samples: Float32Array, sampleRate: number): number {
+  const meter = createLoudnessMeter(sampleRate)
+  meter.push(samples)
+  return meter.integrated()
+}
+
+export interface NormalizeOptions {
+  /** Integrated loudness to reach, LUFS (default -20: speech at a comfortable, consistent level). */
+  readonly targetLufs?: number
+  /** Sample peaks are kept at or below this, dBFS (default -1). */
+  readonly peakCeilingDb?: number
+  /** Largest boost, dB (default 20), so near-silence is not pumped up into noise. */
+  readonly maxGainDb?: number
+}
+
+/** Brings a whole buffer to the target loudness (peak-limited by gain reduction only, no compression). */
+export function normalizeLoudness(
+  samples: Float32Array,
+  sampleRate: number,
+  options: NormalizeOptions = {},
+): Float32Array {
+  const loudness = measureLoudness(samples, sampleRate)
+  if (!Number.isFinite(loudness)) return samples.slice()
+  return applyGain(samples, dbToGain(targetGainDb(loudness, peak(samples), options)))
+}
+
+function targetGainDb(loudness: number, chunkPeak: number, options: NormalizeOptions): number {
+  const wanted = Math.min((options.targetLufs ?? DEFAULT_TARGET_LUFS) - loudness, options.maxGainDb ?? 20)
+  const headroom = (options.peakCeilingDb ?? -1) - gainToDb(chunkPeak)
+  return Math.max(-40, Math.min(wanted, headroom))
+}
+
+export interface LoudnessNormalizer {
+  /** Returns the chunk at the current gain; the gain follows the running loudness of the whole stream. */
+  process(samples: Float32Array): Float32Array
+  readonly gainDb: number
+}
+
+/**
+ * Streaming normalization for TTS output: the gain is set from the integrated loudness of everything seen
+ * so far (so it settles instead of pumping), never lets a chunk's peaks pass the ceiling, and glides to a
+ * new value over `rampMs` at the start of each chunk so a gain change cannot click.
+ */
+export function loudnessNormalizer(
+  sampleRate: number,
+  options: NormalizeOptions & { readonly rampMs?: number } = {},
+): LoudnessNormalizer {
+  const meter = createLoudnessMeter(sampleRate)
+  const rampSamples = Math.round(((options.rampMs ?? 30) * sampleRate) / 1000)
+  let gainDb: number | undefined
+  return {
+    process(samples) {
+      meter.push(samples)
+      const loudness = meter.integrated()
+      const chunkPeak = peak(samples)
+      // Silent so far: keep the previous gain (unity at first) rather than chase the noise floor.
+      const heard = Number.isFinite(loudness) && chunkPeak > 0
+      const next = heard ? targetGainDb(loudness, chunkPeak, options) : (gainDb ?? 0)
+      // Start the glide no higher than the new chunk's opening can take: a louder chunk after a quiet one
+      // would otherwise clip during the ramp (a gain drop at a faded join is inaudible; clipping is not).
+      const ceiling = dbToGain(options.peakCeilingDb ?? -1)
+      const openingPeak = peak(samples.subarray(0, rampSamples))
+      let from = dbToGain(gainDb ?? next)
+      if (openingPeak > 0) from = Math.min(from, Math.max(dbToGain(next), ceiling / openingPeak))
+      gainDb = next
+      return applyGainRamp(samples, from, dbToGain(next), rampSamples)
+    },
+    get gainDb() {
+      return gainDb ?? 0
+    },
+  }
+}

@@ -1,0 +1,210 @@
+import { Worker } from 'node:worker_threads'
+import { SpeechError } from '../../../errors.js'
+import type { RecognizedWord } from '../types.js'
+import type { JobMessage, WorkerReply, WorkerSetup } from './protocol.js'
+
+/** A worker script file, or (a string) code to evaluate as the worker's CommonJS entry. */
+export interface WorkerEntry {
+  readonly script: URL | string
+}
+
+export interface PoolOptions {
+  readonly size: number
+  readonly entry: WorkerEntry
+  readonly setup: Omit<WorkerSetup, 'cancel'>
+  /** How long a cancelled job may take to stop before its worker is terminated and replaced. */
+  readonly stopTimeoutMs?: number
+}
+
+interface Job {
+  readonly id: number
+  readonly samples: Float32Array
+  readonly resolve: (words: RecognizedWord[]) => void
+  readonly reject: (err: unknown) => void
+  cleanup: () => void
+  /** Set once the caller has been answered (abort); the worker's late reply is then ignored. */
+  settled: boolean
+}
+
+interface Slot {
+  worker: Worker
+  cancel: Int32Array
+  ready: boolean
+  job?: Job
+  stopTimer?: NodeJS.Timeout
+}
+
+function abortError(signal: AbortSignal): DOMException {
+  return new DOMException('[pocketsphinx] transcription aborted', { name: 'AbortError', cause: signal.reason })
+}
+
+/**
+ * A fixed set of decoder workers with a FIFO queue. Queued jobs are dropped at once on abort; a running
+ * one is asked to stop between blocks (a shared flag the worker polls) and, if it does not stop in time,
+ * its worker is terminated and replaced, so the pool stays at full strength.
+ */
+export class DecoderPool {
+  readonly #options: PoolOptions
+  readonly #slots: Slot[] = []
+  readonly #queue: Job[] = []
+  #nextId = 1
+  #closed = false
+  #fatal: SpeechError | undefined
+  readonly #readyWaiters: { resolve: () => void, reject: (err: unknown) => void }[] = []
+
+  constructor(options: PoolOptions) {
+    this.#options = options
+    for (let i = 0; i < options.size; i++) this.#slots.push(this.#spawn())
+  }
+
+  /** Resolves when every worker has its decoder loaded; rejects when the decoder cannot be created. */
+  ready(): Promise<void> {
+    if (this.#fatal) return Promise.reject(this.#fatal)
+    if (this.#slots.every((s) => s.ready)) return Promise.resolve()
+    const waiting = new Promise<void>((resolve, reject) => this.#readyWaiters.push({ resolve, reject }))
+    this.#updateRefs()
+    return waiting
+  }
+
+  run(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedWord[]> {
+    if (signal?.aborted) return Promise.reject(abortError(signal))
+    if (this.#fatal) return Promise.reject(this.#fatal)
+    if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
+    if (samples.length === 0) return Promise.resolve([])
+    return new Promise((resolve, reject) => {
+      // A private copy: posting a view would clone its whole backing buffer, and the copy can be transferred.
+      const job: Job = { id: this.#nextId++, samples: samples.slice(), resolve, reject, cleanup: () => {}, settled: false }
+      if (signal) {
+        const onAbort = () => this.#abort(job, signal)
+        signal.addEventListener('abort', onAbort, { once: true })
+        job.cleanup = () => signal.removeEventListener('abort', onAbort)
+      }
+      this.#queue.push(job)
+      this.#dispatch()
+    })
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    const err = new SpeechError('unavailable', '[pocketsphinx] engine closed')
+    for (const job of this.#queue.splice(0)) this.#settle(job, err)
+    for (const slot of this.#slots) if (slot.job) this.#settle(slot.job, err)
+    await Promise.all(this.#slots.map((s) => { clearTimeout(s.stopTimer); return s.worker.terminate() }))
+  }
+
+  #spawn(): Slot {
+    const cancel = new SharedArrayBuffer(4)
+    const { script } = this.#options.entry
+    const worker = new Worker(script, {
+      eval: typeof script === 'string',
+      workerData: { ...this.#options.setup, cancel } satisfies WorkerSetup,
+    })
+    const slot: Slot = { worker, cancel: new Int32Array(cancel), ready: false }
+    worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply))
+    worker.on('error', (err) => this.#onCrash(slot, err))
+    worker.on('exit', (code) => this.#onCrash(slot, new Error(`worker exited with code ${code}`)))
+    this.#updateRefs(slot)
+    return slot
+  }
+
+  /** Workers keep the process alive only while someone waits on them, so an idle engine never blocks exit. */
+  #updateRefs(...only: Slot[]): void {
+    const wanted = this.#queue.length > 0 || this.#readyWaiters.length > 0
+    for (const slot of only.length > 0 ? only : this.#slots) {
+      if (wanted || slot.job) slot.worker.ref()
+      else slot.worker.unref()
+    }
+  }
+
+  #onReply(slot: Slot, reply: WorkerReply): void {
+    if (reply.type === 'ready') {
+      slot.ready = true
+      if (this.#slots.every((s) => s.ready)) for (const w of this.#readyWaiters.splice(0)) w.resolve()
+      this.#dispatch()
+      this.#updateRefs()
+      return
+    }
+    if (reply.type === 'init-failed') {
+      this.#fail(new SpeechError('unavailable', reply.message.startsWith('[') ? reply.message : `[pocketsphinx] ${reply.message}`))
+      return
+    }
+    const job = slot.job
+    if (!job || job.id !== reply.id) return
+    this.#release(slot)
+    if (reply.type === 'done') {
+      if (!reply.stopped) this.#settle(job, undefined, reply.words)
+    } else {
+      this.#settle(job, new SpeechError('engine_failed', reply.message))
+    }
+    this.#dispatch()
+  }
+
+  #onCrash(slot: Slot, err: Error): void {
+    const index = this.#slots.indexOf(slot)
+    if (index < 0 || this.#closed || this.#fatal) return
+    const job = slot.job
+    this.#release(slot)
+    if (job) this.#settle(job, new SpeechError('engine_failed', `[pocketsphinx] decoder worker died: ${err.message}`, { cause: err }))
+    void slot.worker.terminate()
+    if (!slot.ready && !this.#fatal) {
+      // Dying before the decoder loaded will happen again: stop instead of respawning forever.
+      this.#fail(new SpeechError('unavailable', `[pocketsphinx] decoder worker failed to start: ${err.message}`, { cause: err }))
+      return
+    }
+    this.#slots[index] = this.#spawn()
+  }
+
+  #fail(err: SpeechError): void {
+    this.#fatal = err
+    for (const w of this.#readyWaiters.splice(0)) w.reject(err)
+    for (const job of this.#queue.splice(0)) this.#settle(job, err)
+    for (const slot of this.#slots) {
+      if (slot.job) this.#settle(slot.job, err)
+      void slot.worker.terminate()
+    }
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (!slot.ready || slot.job) continue
+      const job = this.#queue.shift()
+      if (!job) break
+      slot.job = job
+      const message: JobMessage = { id: job.id, samples: job.samples }
+      slot.worker.postMessage(message, [job.samples.buffer as ArrayBuffer])
+    }
+    this.#updateRefs()
+  }
+
+  #release(slot: Slot): void {
+    clearTimeout(slot.stopTimer)
+    slot.stopTimer = undefined
+    slot.job = undefined
+    this.#updateRefs(slot)
+  }
+
+  #abort(job: Job, signal: AbortSignal): void {
+    const queued = this.#queue.indexOf(job)
+    if (queued >= 0) this.#queue.splice(queued, 1)
+    this.#settle(job, abortError(signal))
+    const slot = this.#slots.find((s) => s.job === job)
+    if (!slot) return
+    Atomics.store(slot.cancel, 0, job.id)
+    slot.stopTimer = setTimeout(() => {
+      if (slot.job !== job) return
+      this.#release(slot)
+      const index = this.#slots.indexOf(slot)
+      void slot.worker.terminate()
+      if (index >= 0 && !this.#closed) this.#slots[index] = this.#spawn()
+    }, this.#options.stopTimeoutMs ?? 5000)
+    slot.stopTimer.unref()
+  }
+
+  #settle(job: Job, err: unknown, words?: RecognizedWord[]): void {
+    if (job.settled) return
+    job.settled = true
+    job.cleanup()
+    if (err === undefined) job.resolve(words ?? [])
+    else job.reject(err)
+  }
+}

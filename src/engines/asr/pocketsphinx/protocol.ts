@@ -1,0 +1,21 @@
+import type { RecognizedWord } from '../types.js'
+
+/** What the engine hands each worker at start. */
+export interface WorkerSetup {
+  readonly args: readonly string[]
+  readonly blockSamples: number
+  /** Int32Array view: slot 0 holds the id of a job the worker should stop. */
+  readonly cancel: SharedArrayBuffer
+}
+
+export interface JobMessage {
+  readonly id: number
+  /** 16 kHz mono, transferred. */
+  readonly samples: Float32Array
+}
+
+export type WorkerReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'init-failed', readonly message: string }
+  | { readonly type: 'done', readonly id: number, readonly words: RecognizedWord[], readonly stopped: boolean }
+  | { readonly type: 'failed', readonly id: number, readonly message: string }

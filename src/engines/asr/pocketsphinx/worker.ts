@@ -1,0 +1,30 @@
+/** Worker thread: one native decoder, created once, decoding one utterance per message. */
+import { parentPort, workerData } from 'node:worker_threads'
+import { float32ToInt16 } from '../../../audio/signal.js'
+import { PocketsphinxDecoder } from './decoder.js'
+import type { JobMessage, WorkerReply, WorkerSetup } from './protocol.js'
+
+const port = parentPort
+if (!port) throw new Error('[pocketsphinx] worker.ts must run as a worker thread')
+const setup = workerData as WorkerSetup
+const cancel = new Int32Array(setup.cancel)
+const send = (reply: WorkerReply) => port.postMessage(reply)
+
+let decoder: PocketsphinxDecoder | undefined
+try {
+  decoder = new PocketsphinxDecoder(setup.args)
+  send({ type: 'ready' })
+} catch (err) {
+  send({ type: 'init-failed', message: err instanceof Error ? err.message : String(err) })
+}
+
+port.on('message', (job: JobMessage) => {
+  if (!decoder) return
+  try {
+    const pcm = float32ToInt16(job.samples)
+    const result = decoder.decode(pcm, setup.blockSamples, () => Atomics.load(cancel, 0) === job.id)
+    send({ type: 'done', id: job.id, words: result.words, stopped: result.stopped })
+  } catch (err) {
+    send({ type: 'failed', id: job.id, message: err instanceof Error ? err.message : String(err) })
+  }
+})

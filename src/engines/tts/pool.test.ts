@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { ResourcePool } from './pool.js'
+
+describe('ResourcePool', () => {
+  it('hands out idle items, queues waiters and replaces discarded items', async () => {
+    let made = 0
+    const destroyed: number[] = []
+    const pool = await ResourcePool.start({
+      name: 'test',
+      size: 1,
+      create: async () => ++made,
+      destroy: (n: number) => void destroyed.push(n),
+    })
+    const a = await pool.acquire()
+    const waiting = pool.acquire()
+    pool.discard(a)
+    expect(await waiting).toBe(2)
+    expect(destroyed).toEqual([1])
+    const controller = new AbortController()
+    const aborted = pool.acquire(controller.signal)
+    controller.abort()
+    await expect(aborted).rejects.toMatchObject({ name: 'AbortError' })
+    pool.release(2)
+    expect(await pool.acquire()).toBe(2)
+    await pool.close()
+    await expect(pool.acquire()).rejects.toMatchObject({ code: 'unavailable' })
+  })
+
+  it('fails waiters with engine_failed when replacements cannot start', async () => {
+    let calls = 0
+    const pool = await ResourcePool.start({
+      name: 'test',
+      size: 1,
+      create: async () => {
+        if (++calls > 1) throw new Error('gone')
+        return calls
+      },
+      destroy: () => {},
+    })
+    const item = await pool.acquire()
+    const waiting = pool.acquire()
+    pool.discard(item)
+    await expect(waiting).rejects.toMatchObject({ code: 'engine_failed', message: expect.stringMatching(/^\[test\]/) })
+    await pool.close()
+  })
+})

@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto'
+import { SpeechError } from '../../errors.js'
+import type { BlobStore } from '../../store/blob/types.js'
+import type { Db } from '../../store/db/database.js'
+import { createModelRepository, type ModelFieldsPatch } from '../../store/db/repositories/models.js'
+import { coverMedia, createModel } from './create.js'
+import { detectLanguage } from './media.js'
+import { qualityStep } from './quality-step.js'
+import { createTrainingQueue, type TrainingQueue, type TrainingStep } from './training.js'
+import type {
+  CreateModelInput,
+  DecodeAudio,
+  ListModelsQuery,
+  ModelPage,
+  ModelRecord,
+  UpdateModelInput,
+} from './types.js'
+
+export interface ModelServiceOptions {
+  readonly db: Db
+  /** Called as `blobs.put(...)` etc. at each use, so a test may wrap the store's methods. */
+  readonly blobs: BlobStore
+  readonly decode: DecodeAudio
+  readonly minSampleSeconds: number
+  readonly maxSampleSeconds: number
+  /** Training steps after the quality check (issue 6 adds voice analysis here). */
+  readonly extraSteps?: readonly TrainingStep[]
+  readonly trainingConcurrency?: number
+  readonly onError?: (err: unknown, context: string) => void
+}
+
+/** A stored file to send back: a voice sample or a cover image. */
+export interface StoredFile {
+  readonly bytes: Uint8Array
+  readonly contentType: string
+  readonly filename: string
+}
+
+/** Ids are 32 hex characters; anything much longer cannot exist, so it is not looked up. */
+const MAX_ID_LENGTH = 128
+const shortId = (id: string) => (id.length > 40 ? `${id.slice(0, 40)}…` : id)
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' }
+const notFound = (id: string) => new SpeechError('not_found', `Voice model '${shortId(id)}' not found`)
+
+/**
+ * Voice models with their access rules: `public` models are listed for everyone; `unlist` ones are readable
+ * by id; `private` ones exist only for their owner (404 for anyone else). Only the owner may change or
+ * delete a model; others get 403 where they can see it and 404 where they cannot.
+ */
+export function createModelService(options: ModelServiceOptions) {
+  const repo = createModelRepository(options.db)
+  const training: TrainingQueue = createTrainingQueue({
+    repo,
+    blobs: options.blobs,
+    decode: options.decode,
+    steps: [qualityStep(options), ...(options.extraSteps ?? [])],
+    concurrency: options.trainingConcurrency ?? 1,
+    onError: (err, id) => options.onError?.(err, `training model ${id}`),
+  })
+
+  async function readable(accountId: string, id: string): Promise<ModelRecord> {
+    const model = id.length <= MAX_ID_LENGTH ? await repo.findById(id) : undefined
+    if (!model || (model.visibility === 'private' && model.accountId !== accountId)) throw notFound(id)
+    return model
+  }
+
+  async function writable(accountId: string, id: string): Promise<ModelRecord> {
+    const model = await readable(accountId, id)
+    if (model.accountId !== accountId) {
+      const msg = `Voice model '${shortId(id)}' belongs to another account; only its owner may change or delete it`
+      throw new SpeechError('forbidden', msg)
+    }
+    return model
+  }
+
+  const deleteBlobs = async (keys: readonly string[]) => {
+    const results = await Promise.allSettled(keys.map((k) => options.blobs.delete(k)))
+    for (const r of results) if (r.status === 'rejected') options.onError?.(r.reason, 'deleting a model blob')
+  }
+
+  return {
+    repo,
+    training,
+
+    async create(accountId: string, input: CreateModelInput): Promise<ModelRecord> {
+      const id = await createModel({ ...options, repo }, accountId, input)
+      // Read before queueing, so the answer shows the model as created (training starts right after).
+      const model = await repo.findById(id)
+      training.enqueue(id)
+      if (!model) throw new SpeechError('internal_error', `model ${id} vanished after create`)
+      return model
+    },
+
+    get: readable,
+
+    async list(accountId: string, query: ListModelsQuery): Promise<ModelPage> {
+      return repo.list(query, accountId)
+    },
+
+    async update(accountId: string, id: string, input: UpdateModelInput): Promise<void> {
+      const model = await writable(accountId, id)
+      const patch: ModelFieldsPatch = {
+        ...(input.title !== undefined ? { title: input.title, titleLanguage: detectLanguage(input.title) } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
+        ...(input.tags !== undefined ? { tags: input.tags } : {}),
+      }
+      const now = new Date().toISOString()
+      if (input.coverImage === undefined) return repo.updateFields(id, patch, now)
+      // New cover under a new key: write it, then swap the registry rows, then drop the old file.
+      const old = model.coverKey ? [model.coverKey] : []
+      if (input.coverImage === null) {
+        await repo.updateFields(id, { ...patch, coverKey: '' }, now, { remove: old })
+      } else {
+        const media = coverMedia(input.coverImage.bytes)
+        const key = `models/${id}/cover-${randomBytes(4).toString('hex')}.${media.ext}`
+        const bytes = input.coverImage.bytes
+        await options.blobs.put(key, bytes)
+        try {
+          const filename = input.coverImage.filename || `cover.${media.ext}`
+          const row = { key, model_id: id, filename, content_type: media.type, size: bytes.length }
+          await repo.updateFields(id, { ...patch, coverKey: key }, now, { add: [row], remove: old })
+        } catch (err) {
+          await deleteBlobs([key])
+          throw err
+        }
+      }
+      await deleteBlobs(old)
+    },
+
+    async remove(accountId: string, id: string): Promise<void> {
+      await writable(accountId, id)
+      const keys = await repo.blobKeys(id)
+      // Row first: a crash after this leaves only unregistered blobs, which recovery deletes.
+      if (await repo.delete(id)) await deleteBlobs(keys)
+    },
+
+    async sample(accountId: string, id: string, index: number): Promise<StoredFile> {
+      const model = await readable(accountId, id)
+      const sample = model.samples[index]
+      const bytes = sample ? await options.blobs.get(sample.key) : null
+      if (!sample || !bytes) {
+        throw new SpeechError('not_found', `Voice model '${shortId(id)}' has no sample ${index}; it has ${model.samples.length}`)
+      }
+      return { bytes, contentType: sample.contentType, filename: sample.filename }
+    },
+
+    async cover(accountId: string, id: string): Promise<StoredFile> {
+      const model = await readable(accountId, id)
+      const bytes = model.coverKey ? await options.blobs.get(model.coverKey) : null
+      if (!bytes) throw new SpeechError('not_found', `Voice model '${shortId(id)}' has no cover image`)
+      const ext = model.coverKey.slice(model.coverKey.lastIndexOf('.') + 1)
+      const type = IMAGE_TYPES[ext] ?? 'application/octet-stream'
+      return { bytes, contentType: type, filename: `cover.${ext}` }
+    },
+
+    /**
+     * Crash recovery, run once at start before serving: deletes blobs under `models/` that no row registers
+     * (a create or cover change that died half-way, or a delete that died after its row was gone), and
+     * re-queues models left in `training` or `created` (training is deterministic and the samples are
+     * stored, so a re-run gives what the interrupted run would have).
+     */
+    async recover(): Promise<{ orphanBlobs: number; requeued: number }> {
+      const keys = await options.blobs.list('models/')
+      const registered = await repo.registeredKeys()
+      const orphans = keys.filter((k) => !registered.has(k))
+      await deleteBlobs(orphans)
+      const now = new Date().toISOString()
+      for (const id of await repo.idsInState(['training'])) {
+        await repo.setState(id, { state: 'created' }, now, ['training'])
+      }
+      const todo = await repo.idsInState(['created'])
+      for (const id of todo) training.enqueue(id)
+      return { orphanBlobs: orphans.length, requeued: todo.length }
+    },
+
+    async close(): Promise<void> {
+      await training.close()
+    },
+  }
+}
+
+export type ModelService = ReturnType<typeof createModelService>

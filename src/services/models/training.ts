@@ -1,0 +1,167 @@
+import { SpeechError } from '../../errors.js'
+import type { BlobStore } from '../../store/blob/types.js'
+import type { ModelRepository } from '../../store/db/repositories/models.js'
+import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord } from './types.js'
+
+/** One stored sample, decoded for the steps. `audio` is null when the stored bytes no longer decode. */
+export interface TrainingSample {
+  readonly index: number
+  readonly filename: string
+  readonly text: string
+  readonly audio: DecodedAudio | null
+}
+
+/**
+ * What the steps share. Steps run in order; each reads what earlier ones left (`audios`, `usable`) and
+ * returns what it adds. A step throws a `SpeechError` to fail the model with that message.
+ */
+export interface TrainingContext {
+  readonly model: ModelRecord
+  readonly samples: readonly TrainingSample[]
+  readonly signal: AbortSignal
+  /** `quality.audios` so far (one entry per sample, in order). */
+  readonly audios: readonly AudioQualityEntry[]
+  /** Indexes of samples that passed every check so far; later steps should use only these. */
+  readonly usable: readonly number[]
+}
+
+export interface TrainingOutput {
+  readonly audios?: readonly AudioQualityEntry[]
+  readonly usable?: readonly number[]
+  readonly languages?: readonly string[]
+  /** The voice profile (issue 6: voice analysis); stored as JSON. */
+  readonly profile?: unknown
+}
+
+export interface TrainingStep {
+  readonly name: string
+  run(ctx: TrainingContext): Promise<TrainingOutput | void>
+}
+
+export interface TrainingOptions {
+  readonly repo: ModelRepository
+  readonly blobs: BlobStore
+  readonly decode: DecodeAudio
+  readonly steps: readonly TrainingStep[]
+  /** Models trained at the same time; decoding and measuring are CPU-bound, so 1 on small machines. */
+  readonly concurrency?: number
+  readonly now?: () => string
+  readonly onError?: (err: unknown, modelId: string) => void
+}
+
+export interface TrainingQueue {
+  /** Queues a model in state `created`; a model already queued or running is not queued twice. */
+  enqueue(id: string): void
+  /** Resolves when nothing is queued or running. */
+  idle(): Promise<void>
+  /** Stops taking jobs, aborts the running ones and waits for them. */
+  close(): Promise<void>
+}
+
+/**
+ * An in-process queue: `created` → `training` → `trained` | `failed`. State changes are conditional on the
+ * current state, so a model deleted or re-queued meanwhile is left alone.
+ */
+export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
+  const concurrency = Math.max(1, options.concurrency ?? 1)
+  const now = options.now ?? (() => new Date().toISOString())
+  const pending: string[] = []
+  const known = new Set<string>()
+  const running = new Map<string, AbortController>()
+  const waiters: (() => void)[] = []
+  let closed = false
+
+  const pump = () => {
+    while (!closed && running.size < concurrency && pending.length > 0) {
+      const id = pending.shift()!
+      const controller = new AbortController()
+      running.set(id, controller)
+      void train(id, controller.signal)
+        .catch((err) => options.onError?.(err, id))
+        .finally(() => {
+          running.delete(id)
+          known.delete(id)
+          pump()
+          if (running.size === 0 && pending.length === 0) for (const w of waiters.splice(0)) w()
+        })
+    }
+  }
+
+  async function train(id: string, signal: AbortSignal): Promise<void> {
+    if (!(await options.repo.setState(id, { state: 'training', stateReason: '' }, now(), ['created']))) return
+    const model = await options.repo.findById(id)
+    if (!model) return
+    try {
+      const output = await runSteps(model, signal)
+      signal.throwIfAborted()
+      const failed = output.usable.length === 0
+      await options.repo.setState(
+        id,
+        {
+          state: failed ? 'failed' : 'trained',
+          stateReason: failed ? noUsableSample(output.audios) : '',
+          quality: { ...model.quality, updated_at: now(), audios: output.audios },
+          ...(output.languages ? { languages: output.languages } : {}),
+          ...(output.profile !== undefined ? { profile: output.profile } : {}),
+        },
+        now(),
+        ['training'],
+      )
+    } catch (err) {
+      // Aborted by shutdown: leave it in `training`; the next start re-queues it.
+      if (signal.aborted) return
+      const reason = err instanceof SpeechError ? err.message : 'training failed: internal error'
+      if (!(err instanceof SpeechError)) options.onError?.(err, id)
+      await options.repo.setState(id, { state: 'failed', stateReason: reason }, now(), ['training'])
+    }
+  }
+
+  async function runSteps(model: ModelRecord, signal: AbortSignal) {
+    const samples: TrainingSample[] = []
+    for (const [index, s] of model.samples.entries()) {
+      signal.throwIfAborted()
+      const bytes = await options.blobs.get(s.key)
+      const audio = bytes ? await options.decode(bytes, { name: s.filename }).catch(() => null) : null
+      samples.push({ index, filename: s.filename, text: s.text, audio })
+    }
+    const usable = samples.map((s) => s.index)
+    let ctx: TrainingContext = { model, samples, signal, audios: model.quality.audios, usable }
+    let languages: readonly string[] | undefined
+    let profile: unknown
+    for (const step of options.steps) {
+      signal.throwIfAborted()
+      const out = (await step.run(ctx)) ?? {}
+      ctx = { ...ctx, audios: out.audios ?? ctx.audios, usable: out.usable ?? ctx.usable }
+      if (out.languages) languages = out.languages
+      if (out.profile !== undefined) profile = out.profile
+    }
+    return { audios: ctx.audios, usable: ctx.usable, languages, profile }
+  }
+
+  return {
+    enqueue(id) {
+      if (closed || known.has(id)) return
+      known.add(id)
+      pending.push(id)
+      pump()
+    },
+    idle() {
+      if (running.size === 0 && pending.length === 0) return Promise.resolve()
+      return new Promise((resolve) => waiters.push(resolve))
+    },
+    async close() {
+      closed = true
+      pending.length = 0
+      for (const c of running.values()) c.abort()
+      await new Promise<void>((resolve) => {
+        if (running.size === 0) resolve()
+        else waiters.push(resolve)
+      })
+    },
+  }
+}
+
+function noUsableSample(audios: readonly AudioQualityEntry[]): string {
+  const why = audios.map((a) => `${a.filename}: ${a.quality_reason || 'not usable'}`).join('; ')
+  return `No voice sample passed the quality check (${why}); upload a clear recording of one speaker`
+}

@@ -1,0 +1,80 @@
+import { dbToGain, gainToDb, peak } from '../../audio/gain.js'
+import { DEFAULT_TARGET_LUFS, measureLoudness } from '../../audio/loudness.js'
+
+/**
+ * Output level: `normalize_loudness` brings each text chunk to DEFAULT_TARGET_LUFS (BS.1770 integrated
+ * loudness, gated, so pauses do not count); `prosody.volume` and expression tags then add their gain.
+ * Pieces too short to measure (under 0.4 s) keep the gain of the chunk's first measurable piece.
+ */
+const MIN_MEASURE_SEC = 0.4
+const MAX_BOOST_DB = 20
+const MAX_CUT_DB = -20
+const CEILING = dbToGain(-0.5)
+
+/** Gain in dB that brings the piece to the target, or undefined when it is too short or silent to measure. */
+export function loudnessGainDb(samples: Float32Array, sampleRate: number): number | undefined {
+  if (samples.length < MIN_MEASURE_SEC * sampleRate) return undefined
+  const lufs = measureLoudness(samples, sampleRate)
+  if (!Number.isFinite(lufs)) return undefined
+  return Math.min(MAX_BOOST_DB, Math.max(MAX_CUT_DB, DEFAULT_TARGET_LUFS - lufs))
+}
+
+/** Multiplies in place by `db`, lowered if needed so the peak stays under -0.5 dBFS. Returns the gain used, dB. */
+export function applyGainWithCeiling(samples: Float32Array, db: number): number {
+  if (db === 0) return 0
+  let factor = dbToGain(db)
+  const top = peak(samples)
+  if (top * factor > CEILING && top > 0) factor = CEILING / top
+  for (let i = 0; i < samples.length; i++) samples[i]! *= factor
+  return gainToDb(factor)
+}
+
+/**
+ * Levels one text chunk. With normalization on, audio is held until MIN_MEASURE_SEC of it exists (one
+ * piece for sentence-at-a-time engines; a few milliseconds of compute for streaming ones), measured once,
+ * and that gain is used for the whole chunk, so the level never pumps within a sentence.
+ */
+export class ChunkLeveler {
+  private readonly rate: number
+  private readonly normalize: boolean
+  private readonly extraDb: number
+  private gainDb: number | undefined
+  private pending: Float32Array[] = []
+  private pendingLength = 0
+
+  constructor(rate: number, normalize: boolean, extraDb: number) {
+    this.rate = rate
+    this.normalize = normalize
+    this.extraDb = extraDb
+    if (!normalize) this.gainDb = 0
+  }
+
+  push(samples: Float32Array): Float32Array {
+    if (this.gainDb === undefined) {
+      this.pending.push(samples)
+      this.pendingLength += samples.length
+      if (this.pendingLength < MIN_MEASURE_SEC * this.rate) return new Float32Array(0)
+      return this.release()
+    }
+    applyGainWithCeiling(samples, this.gainDb + this.extraDb)
+    return samples
+  }
+
+  end(): Float32Array {
+    return this.pending.length > 0 ? this.release() : new Float32Array(0)
+  }
+
+  private release(): Float32Array {
+    const joined = new Float32Array(this.pendingLength)
+    let offset = 0
+    for (const p of this.pending) {
+      joined.set(p, offset)
+      offset += p.length
+    }
+    this.pending = []
+    this.pendingLength = 0
+    this.gainDb ??= loudnessGainDb(joined, this.rate) ?? 0
+    applyGainWithCeiling(joined, this.gainDb + this.extraDb)
+    return joined
+  }
+}

@@ -1,0 +1,63 @@
+import type { AudioEncoder, EncoderSession } from '../../audio/types.js'
+import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
+import type { Principal } from '../../store/db/repositories/keys.js'
+import { planText } from '../../text/index.js'
+import type { TextChunk } from '../../text/types.js'
+import type { TtsParams } from './params.js'
+import { renderSpeech, type RenderEvent } from './render.js'
+import type { Stretcher, VoiceChooser } from './voice-plan.js'
+
+/** Resolves `reference_id` / `references` to a voice per (speaker, language); 404 for unknown ids, before any audio. */
+export type VoiceResolver = (
+  params: TtsParams,
+  principal: Principal,
+  needs: readonly { speaker: number; language: string }[],
+  signal?: AbortSignal,
+) => Promise<VoiceChooser>
+
+/** A request checked and planned, ready to render; nothing has been synthesized yet. */
+export interface PreparedSpeech {
+  readonly chunks: readonly TextChunk[]
+  readonly encoder: AudioEncoder
+  readonly outputRate: number
+  newEncoderSession(): EncoderSession
+  render(signal?: AbortSignal): AsyncGenerator<RenderEvent>
+}
+
+export interface TtsService {
+  prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>
+}
+
+export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?: Stretcher }): TtsService {
+  return {
+    async prepare(params, principal, signal) {
+      const encoder = getEncoder(params.format)
+      const outputRate = outputSampleRate(encoder, params.sampleRate)
+      const chunks = planText(params.text, {
+        dialect: params.dialect,
+        normalize: params.normalize,
+        chunkLength: params.chunkLength,
+        minChunkLength: params.minChunkLength,
+        latency: params.latency,
+      })
+      const needs = chunks.map((c) => ({ speaker: c.speaker, language: c.language }))
+      // With no text yet (a live session's start), still check the voices, for English.
+      const chooseVoice = await deps.resolveVoices(params, principal, needs.length > 0 ? needs : [{ speaker: 0, language: 'en' }], signal)
+      return {
+        chunks,
+        encoder,
+        outputRate,
+        newEncoderSession: () => encoder.create({ sampleRate: outputRate, ...(params.bitrate !== undefined && { bitrate: params.bitrate }) }),
+        render: (renderSignal) =>
+          renderSpeech({
+            chunks,
+            params,
+            outputRate,
+            chooseVoice,
+            ...(deps.stretch && { stretch: deps.stretch }),
+            ...(renderSignal && { signal: renderSignal }),
+          }),
+      }
+    },
+  }
+}

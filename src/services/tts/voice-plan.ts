@@ -1,0 +1,32 @@
+import type { TtsEngine } from '../../engines/tts/types.js'
+
+/** How a cloned voice differs from the built-in voice that speaks for it (see src/voices/adaptation.ts). */
+export interface VoiceAdaptation {
+  readonly pitchSemitones: number
+  /** Tempo factor: 1.2 speaks 20 % faster. */
+  readonly rate: number
+  readonly formantScale: number
+  readonly gainDb: number
+}
+
+/** A voice ready to speak: the engine and engine voice, plus any adaptation to a reference speaker. */
+export interface VoiceRender {
+  /** The voice model `_id` this came from (or `references` for inline references). */
+  readonly modelId: string
+  readonly engine: TtsEngine
+  readonly voiceId: string
+  readonly languages: readonly string[]
+  readonly adaptation?: VoiceAdaptation
+  /** False when this voice ignores the engine's pitch control (flite `rms`). */
+  readonly pitchControl?: boolean
+}
+
+/** Picks the voice for a text chunk, by speaker index and the chunk's detected language. */
+export type VoiceChooser = (speaker: number, language: string) => VoiceRender
+
+/** Pitch/tempo/formant processing for engines that cannot do it natively (Rubber Band). */
+export type Stretcher = (
+  samples: Float32Array,
+  sampleRate: number,
+  options: { readonly timeRatio: number; readonly pitchScale: number; readonly formantScale?: number; readonly signal?: AbortSignal },
+) => Promise<Float32Array>

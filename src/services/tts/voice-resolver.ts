@@ -1,0 +1,108 @@
+import { SpeechError } from '../../errors.js'
+import type { Principal } from '../../store/db/repositories/keys.js'
+import { chooseBaseVoice } from '../../voices/adaptation.js'
+import { planAdaptation } from '../../voices/adaptation.js'
+import type { BaseProfiles } from '../../voices/base-profiles.js'
+import { ENGLISH_BASES } from '../../voices/base-profiles.js'
+import { speaks, type BuiltinCatalog } from '../../voices/builtin.js'
+import type { ReferenceProfiles } from '../../voices/reference-profiles.js'
+import type { VoiceProfile } from '../../voices/types.js'
+import type { TtsParams } from './params.js'
+import type { VoiceChooser, VoiceRender } from './voice-plan.js'
+
+/** What TTS needs to know of a stored voice model. */
+export interface UsableModel {
+  readonly id: string
+  readonly state: string
+  readonly stateReason: string
+  /** Built-in voice model id this model speaks with, if it is (or wraps) a built-in voice. */
+  readonly builtinVoice: string | null
+  readonly profile: VoiceProfile | null
+}
+
+/** Reads a model the principal may use (own, public or unlisted); null when there is none. */
+export type ModelLookup = (id: string, principal: Principal) => Promise<UsableModel | null>
+
+/** A speaker's voice before the chunk language is known: a built-in voice, or a measured profile to imitate. */
+type Spec = { readonly modelId: string; readonly builtin?: string; readonly profile?: VoiceProfile }
+
+export interface VoiceResolverDeps {
+  readonly catalog: BuiltinCatalog
+  readonly baseProfiles: BaseProfiles
+  readonly references: ReferenceProfiles
+  readonly lookupModel: ModelLookup
+}
+
+/**
+ * Turns `reference_id` (one, or one per speaker) and `references` into voices, before any audio is made:
+ * an unknown id is a 404, an untrained model a 409 naming its state, bad reference audio a 422.
+ * `reference_id` wins over `references` for the same speaker (as in fish-speech).
+ */
+export function createVoiceResolver(deps: VoiceResolverDeps) {
+  const specFor = async (id: string, principal: Principal): Promise<Spec> => {
+    if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
+    const model = await deps.lookupModel(id, principal)
+    if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
+    if (model.state !== 'trained') {
+      const why = model.state === 'failed' ? `failed training: ${model.stateReason || 'no reason recorded'}` : `is still ${model.state}; use it once its state is trained`
+      throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
+    }
+    if (model.builtinVoice) return { modelId: id, builtin: model.builtinVoice }
+    if (model.profile) return { modelId: id, profile: model.profile }
+    throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
+  }
+
+  const render = async (spec: Spec | undefined, language: string): Promise<VoiceRender> => {
+    if (spec?.builtin) {
+      const found = (await deps.catalog.find(spec.builtin))!
+      if (speaks(found.voice.languages, language)) return toRender(spec.modelId, found)
+    }
+    const fallbackId = await deps.catalog.defaultFor(language)
+    if (!spec?.profile) return toRender(spec?.modelId ?? fallbackId, (await deps.catalog.find(fallbackId))!)
+    return adapted(spec.modelId, spec.profile, language, fallbackId)
+  }
+
+  const adapted = async (modelId: string, profile: VoiceProfile, language: string, fallbackId: string): Promise<VoiceRender> => {
+    const ids = language.startsWith('en') ? [...ENGLISH_BASES] : [fallbackId]
+    const candidates = await Promise.all(
+      ids.map(async (id) => {
+        const found = (await deps.catalog.find(id))!
+        return { id, languages: found.voice.languages, profile: await deps.baseProfiles.get(id), found }
+      }),
+    )
+    const choice = chooseBaseVoice(profile, candidates, language)?.candidate ?? candidates[0]!
+    // Pitch goes through Rubber Band (exact); rate through the engine where it can (no artefacts).
+    const plan = planAdaptation(profile, choice.profile, { pitch: false, rate: choice.found.engine.capabilities.rate })
+    return { ...toRender(modelId, choice.found), adaptation: { pitchSemitones: plan.pitchSemitones, rate: plan.rate, formantScale: plan.formantScale, gainDb: plan.gainDb } }
+  }
+
+  return async (params: TtsParams, principal: Principal, needs: readonly { speaker: number; language: string }[], signal?: AbortSignal): Promise<VoiceChooser> => {
+    const speakers = Math.max(params.referenceIds.length, params.references.length, 1)
+    const specs: (Spec | undefined)[] = []
+    for (let s = 0; s < speakers; s++) {
+      const id = params.referenceIds[s]
+      const refs = params.references[s]
+      if (id) specs.push(await specFor(id, principal))
+      else if (refs && refs.length > 0) {
+        const loc = params.references.length > 1 ? ['body', 'references', String(s)] : ['body', 'references']
+        specs.push({ modelId: 'references', profile: await deps.references.analyze(refs, loc, signal) })
+      } else specs.push(undefined)
+    }
+    const chosen = new Map<string, VoiceRender>()
+    for (const { speaker, language } of needs) {
+      const key = `${speaker}\u0000${language}`
+      if (!chosen.has(key)) chosen.set(key, await render(specs[speaker] ?? specs[0], language))
+    }
+    return (speaker, language) => chosen.get(`${speaker}\u0000${language}`) ?? chosen.values().next().value!
+  }
+}
+
+export type VoiceResolver = ReturnType<typeof createVoiceResolver>
+
+const toRender = (modelId: string, found: { engine: VoiceRender['engine']; voice: { id: string; languages: readonly string[]; pitch?: boolean } }): VoiceRender => ({
+  modelId,
+  engine: found.engine,
+  voiceId: found.voice.id,
+  languages: found.voice.languages,
+  ...(found.voice.pitch === false && { pitchControl: false }),
+})

@@ -1,0 +1,12 @@
+/** The text pipeline: tags, normalization, language, chunking. `planText` is the entry point. */
+export { planText } from './plan.js'
+export { parseTags, lookupTag, combineTags, NEUTRAL_EXPRESSION, type TagSpan, type TagLookup } from './tags.js'
+export { TAG_ENTRIES, TAG_MODIFIERS, PROSODY_LIMITS, type TagEntry, type TagKind } from './tag-table.js'
+export { detectLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+export { normalizeWord, NORMALIZED_LANGUAGES } from './normalize/index.js'
+export { normalizeEnglish } from './normalize/en.js'
+export { normalizeChinese } from './normalize/zh.js'
+export { splitWords, type Word } from './words.js'
+export { planChunks, LOW_FIRST_MIN_WORDS, BALANCED_FIRST_LENGTH } from './chunk.js'
+export { NATURAL_PAUSE_MS } from './segment.js'
+export type * from './types.js'

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { detectLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+import { planText } from './plan.js'
+
+describe('detectLanguage', () => {
+  it.each([
+    ['This is a test of the emergency broadcast system.', 'en'],
+    ['I paid $1,250 on 3/4/2025.', 'en'],
+    ['Guten Tag, wie geht es Ihnen heute? Mir geht es sehr gut, danke.', 'de'],
+    ["Bonjour tout le monde, il fait beau aujourd'hui et nous allons au parc.", 'fr'],
+    ['今天天气很好', 'zh'],
+    ['我用iPhone打电话', 'zh'],
+    ['こんにちは、元気ですか', 'ja'],
+    ['東京に行きます', 'ja'],
+    ['안녕하세요 반갑습니다', 'ko'],
+  ])('%s → %s', (text, lang) => {
+    expect(detectLanguage(text)).toBe(lang)
+  })
+
+  it('falls back to English for text too short or without letters', () => {
+    expect(detectLanguage('Hi')).toBe('en')
+    expect(detectLanguage('42')).toBe('en')
+    expect(detectLanguage('')).toBe('en')
+  })
+})
+
+describe('scriptLanguage', () => {
+  it('decides CJK by script and leaves other scripts to statistics', () => {
+    expect(scriptLanguage('北京欢迎你')).toBe('zh')
+    expect(scriptLanguage('ひらがな')).toBe('ja')
+    expect(scriptLanguage('I love 北京 a lot')).toBeUndefined()
+    expect(scriptLanguage('Hello')).toBeUndefined()
+  })
+})
+
+describe('normalizeLanguageCode', () => {
+  it('lower-cases and keeps the primary subtag', () => {
+    expect(normalizeLanguageCode('zh-CN')).toBe('zh')
+    expect(normalizeLanguageCode('EN_us')).toBe('en')
+    expect(normalizeLanguageCode(' de ')).toBe('de')
+    expect(normalizeLanguageCode('')).toBe('en')
+  })
+})
+
+describe('language in planText', () => {
+  const base = { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 0, latency: 'normal' } as const
+
+  it('lets options.language override detection', () => {
+    const [chunk] = planText('今天是2025年3月4日', { ...base, language: 'en' })
+    expect(chunk?.language).toBe('en')
+    // English rules do not touch the year before 年; no Chinese reading is applied.
+    expect(chunk?.spoken).toContain('twenty twenty-five')
+  })
+
+  it('does not normalize languages without a normalizer', () => {
+    const [chunk] = planText('Ich habe 42 Äpfel und 3 Birnen gekauft.', base)
+    expect(chunk?.language).toBe('de')
+    expect(chunk?.spoken).toBe('Ich habe 42 Äpfel und 3 Birnen gekauft.')
+  })
+})

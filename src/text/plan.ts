@@ -1,0 +1,95 @@
+import { planChunks } from './chunk.js'
+import { detectLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+import { buildLayout } from './layout.js'
+import { normalizeWord } from './normalize/index.js'
+import { measure, renderChunk } from './render.js'
+import { BREAK, NATURAL_PAUSE_MS, segment, type Unit } from './segment.js'
+import { expressionKey, parseTags } from './tags.js'
+import type { TextChunk, TextPipelineOptions } from './types.js'
+import { splitWords } from './words.js'
+
+/** Text sampled per sentence for its language; enough for the script check. */
+const SENTENCE_SAMPLE = 200
+
+function clamp(value: number, lo: number, hi: number): number {
+  return Number.isFinite(value) ? Math.min(hi, Math.max(lo, Math.round(value))) : lo
+}
+
+function sample(units: readonly Unit[], from: number, to: number, max: number): string {
+  let out = ''
+  for (let i = from; i < to && out.length < max; i++) out += (units[i] as Unit).word.text + ' '
+  return out
+}
+
+/**
+ * Language per word. A forced language applies everywhere. Otherwise the whole text is detected once, and a
+ * sentence in another script overrides it ("今天很好。" inside English text is Chinese).
+ */
+function languages(units: readonly Unit[], forced: string | undefined): string[] {
+  if (forced !== undefined && forced.trim() !== '') return units.map(() => normalizeLanguageCode(forced))
+  const main = detectLanguage(sample(units, 0, units.length, 400))
+  const mainIsCjk = main === 'zh' || main === 'ja' || main === 'ko'
+  const out: string[] = []
+  let start = 0
+  for (let i = 0; i < units.length; i++) {
+    const unit = units[i] as Unit
+    if (i + 1 < units.length && (units[i + 1] as Unit).sentence === unit.sentence) continue
+    const text = sample(units, start, i + 1, SENTENCE_SAMPLE)
+    const lang = scriptLanguage(text) ?? (mainIsCjk ? detectLanguage(text) : main)
+    for (let k = start; k <= i; k++) out.push(lang)
+    start = i + 1
+  }
+  return out
+}
+
+function spokenForms(units: readonly Unit[], langs: readonly string[], normalize: boolean): string[] {
+  if (!normalize) return units.map((u) => u.word.text)
+  const near = (i: number, k: number): string | undefined => {
+    const other = units[k]
+    return other && other.sentence === (units[i] as Unit).sentence ? other.word.text : undefined
+  }
+  return units.map((u, i) => normalizeWord(u.word.text, langs[i] ?? 'en',
+    { prev: near(i, i - 1), prev2: near(i, i - 2), next: near(i, i + 1) }))
+}
+
+/**
+ * Plans speech for `text`: removes and applies expression tags, normalizes (when asked), and splits into
+ * chunks that are homogeneous in expression, speaker and language. Pure and synchronous.
+ */
+export function planText(text: string, options: TextPipelineOptions): TextChunk[] {
+  const tags = parseTags(text, options.dialect)
+  const units = segment(text, splitWords(text, tags), tags)
+  if (units.length === 0) return []
+  const langs = languages(units, options.language)
+  const spoken = spokenForms(units, langs, options.normalize)
+  const layout = buildLayout(text, units, tags, spoken)
+  const keys = units.map((u) => expressionKey(u.expression))
+  const last = units.length - 1
+  const hardAfter = (i: number): boolean => {
+    const a = units[i] as Unit
+    const b = units[i + 1]
+    return !b || a.tagPauseMs > 0 || a.breakAfter === BREAK.paragraph || a.speaker !== b.speaker
+      || keys[i] !== keys[i + 1] || langs[i] !== langs[i + 1]
+  }
+  const ranges = planChunks({
+    count: units.length,
+    breakAfter: (i) => (units[i] as Unit).breakAfter,
+    hardAfter,
+    measure: measure(layout),
+    chunkLength: clamp(options.chunkLength, 100, 300),
+    minChunkLength: clamp(options.minChunkLength, 0, 100),
+    latency: options.latency,
+  })
+  return ranges.map(([a, b]) => {
+    const first = units[a] as Unit
+    const end = units[b] as Unit
+    const natural = b === last ? 0 : NATURAL_PAUSE_MS[end.breakAfter]
+    return {
+      ...renderChunk(layout, a, b),
+      expression: first.expression,
+      speaker: first.speaker,
+      pauseAfterMs: natural + end.tagPauseMs,
+      language: langs[a] ?? 'en',
+    }
+  })
+}

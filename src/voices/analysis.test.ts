@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest'
+import { resampleAll } from '../audio/resample.js'
+import { concatSamples } from '../audio/signal.js'
+import { stretchAndShift } from '../audio/dsp/rubberband.js'
+import { mix, noise, silence } from '../audio/dsp/test-signals.js'
+import { timbreDistance } from '../audio/dsp/timbre-compare.js'
+import { SpeechError } from '../errors.js'
+import { analyzeVoice } from './analysis.js'
+import { assessQuality, isNoSpeechError } from './quality.js'
+import { PASSAGES, speech } from './test-speech.js'
+
+const pct = (measured: number, expected: number) => 100 * (measured / expected - 1)
+
+describe('analyzeVoice', () => {
+  it('profiles festival slt: JSON-clean, versioned, plausible figures', async () => {
+    const { samples, sampleRate } = await speech(PASSAGES.a)
+    const p = await analyzeVoice(samples, sampleRate, { transcript: PASSAGES.a })
+    expect(p.version).toBe(1)
+    expect(p.sources).toEqual([])
+    expect(JSON.parse(JSON.stringify(p))).toEqual(p)
+    expect(p.f0.medianHz).toBeGreaterThan(165)
+    expect(p.f0.medianHz).toBeLessThan(185)
+    expect(p.f0.p10Hz).toBeLessThan(p.f0.medianHz)
+    expect(p.f0.p90Hz).toBeGreaterThan(p.f0.medianHz)
+    expect(p.rate.method).toBe('transcript')
+    expect(p.rate.syllablesPerSec).toBeGreaterThan(3.5)
+    expect(p.rate.syllablesPerSec).toBeLessThan(6)
+    expect(p.speechSec).toBeLessThan(p.durationSec)
+    expect(p.voicedRatio).toBeGreaterThan(0.7)
+    expect(p.loudness.rmsDbfs).toBeLessThan(p.loudness.peakDbfs)
+    expect(p.quality.clippingRatio).toBe(0)
+    expect(p.quality.snrDb).toBeGreaterThan(30)
+    expect(assessQuality(p).passed).toBe(true)
+  })
+
+  const base = speech(PASSAGES.a).then(async ({ samples, sampleRate }) => ({
+    samples,
+    sampleRate,
+    profile: await analyzeVoice(samples, sampleRate, { transcript: PASSAGES.a }),
+  }))
+
+  for (const semitones of [4, -5]) {
+    for (const timeRatio of [0.85, 1.2]) {
+      it(`measures a reference at ${semitones} st, time ×${timeRatio}: F0 within 3 %, rate within 10 %`, async () => {
+        const b = await base
+        const pitchScale = 2 ** (semitones / 12)
+        const ref = await stretchAndShift(b.samples, b.sampleRate, { pitchScale, timeRatio })
+        const p = await analyzeVoice(ref, b.sampleRate, { transcript: PASSAGES.a })
+        const blind = await analyzeVoice(ref, b.sampleRate)
+        const f0Expected = b.profile.f0.medianHz * 2 ** (semitones / 12)
+        const rateExpected = b.profile.rate.syllablesPerSec / timeRatio
+        console.log(
+          `[analysis] ${semitones} st ×${timeRatio}: ` +
+            `F0 ${p.f0.medianHz} Hz (${pct(p.f0.medianHz, f0Expected).toFixed(1)} %), ` +
+            `rate ${p.rate.syllablesPerSec} syl/s (${pct(p.rate.syllablesPerSec, rateExpected).toFixed(1)} %), ` +
+            `without transcript ${blind.rate.syllablesPerSec} ` +
+            `(${pct(blind.rate.syllablesPerSec, rateExpected).toFixed(1)} %)`,
+        )
+        expect(Math.abs(pct(p.f0.medianHz, f0Expected))).toBeLessThan(3)
+        expect(Math.abs(pct(p.rate.syllablesPerSec, rateExpected))).toBeLessThan(10)
+        expect(blind.rate.method).toBe('energy-peaks')
+        expect(Math.abs(pct(blind.rate.syllablesPerSec, rateExpected))).toBeLessThan(20)
+      })
+    }
+  }
+
+  it('gives the same F0 and timbre at 16, 22.05 and 44.1 kHz input', async () => {
+    const b = await base
+    for (const rate of [16000, 22050, 44100]) {
+      const p = await analyzeVoice(resampleAll(b.samples, b.sampleRate, rate), rate, { transcript: PASSAGES.a })
+      expect(Math.abs(pct(p.f0.medianHz, b.profile.f0.medianHz))).toBeLessThan(1)
+      expect(timbreDistance(p.timbre, b.profile.timbre)).toBeLessThan(0.3)
+    }
+  })
+
+  it('flags noisy, clipped and short samples', async () => {
+    const b = await base
+    const noisy = await analyzeVoice(mix(b.samples, noise(b.samples.length, 0.05)), b.sampleRate)
+    expect(noisy.quality.snrDb).toBeLessThan(15)
+    expect(assessQuality(noisy).reason).toBe('too_noisy')
+    const loud = b.samples.map((v) => Math.max(-1, Math.min(1, v * 8)))
+    const clipped = await analyzeVoice(loud, b.sampleRate)
+    expect(clipped.quality.clippingRatio).toBeGreaterThan(0.001)
+    expect(assessQuality(clipped).reason).toBe('clipped')
+    const short = await analyzeVoice(b.samples.subarray(0, Math.round(1.2 * b.sampleRate)), b.sampleRate)
+    expect(assessQuality(short).reason).toBe('too_short')
+  })
+
+  it('throws a no-speech SpeechError for silence and noise, bad_request for empty audio', async () => {
+    const err = await analyzeVoice(silence(16000, 2), 16000).catch((e: unknown) => e)
+    expect(isNoSpeechError(err)).toBe(true)
+    expect((err as SpeechError).message).toMatch(/\[voice-analysis\] no speech/)
+    expect(isNoSpeechError(await analyzeVoice(noise(32000, 0.2), 16000).catch((e: unknown) => e))).toBe(true)
+    await expect(analyzeVoice(new Float32Array(0), 16000)).rejects.toMatchObject({ code: 'bad_request' })
+  })
+
+  it('stops on abort', async () => {
+    const b = await base
+    await expect(analyzeVoice(b.samples, b.sampleRate, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i)
+    const controller = new AbortController()
+    const pending = analyzeVoice(b.samples, b.sampleRate, { signal: controller.signal })
+    controller.abort()
+    await expect(pending).rejects.toThrow(/abort/i)
+  })
+
+  it('analyses 10 s and 30 s references in well under a second each', async () => {
+    const parts = await Promise.all([speech(PASSAGES.a), speech(PASSAGES.b), speech(PASSAGES.c)])
+    const rate = parts[0]!.sampleRate
+    const ten = parts[0]!.samples
+    const thirty = concatSamples(parts.map((p) => p.samples))
+    await analyzeVoice(ten, rate)
+    const figures: string[] = []
+    for (const [name, x, text] of [['10 s', ten, PASSAGES.a], ['30 s', thirty, undefined]] as const) {
+      const started = performance.now()
+      await analyzeVoice(x, rate, text ? { transcript: text } : {})
+      const ms = performance.now() - started
+      figures.push(`${name} (${(x.length / rate).toFixed(1)} s at ${rate} Hz): ${ms.toFixed(0)} ms`)
+      expect(ms).toBeLessThan(2000)
+    }
+    console.log(`[analysis] ${figures.join('; ')}`)
+  })
+})

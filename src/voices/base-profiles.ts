@@ -1,0 +1,47 @@
+import { analyzeVoice } from './analysis.js'
+import type { VoiceProfile } from './types.js'
+import type { BuiltinCatalog } from './builtin.js'
+import type { TtsEngine } from '../engines/tts/types.js'
+import { concatSamples } from '../audio/signal.js'
+
+/** Text each built-in voice speaks once to measure its profile: varied, about ten seconds. */
+const CALIBRATION_TEXT =
+  'The quick brown fox jumps over the lazy dog. She sells sea shells by the sea shore, and the shells she sells are surely seashells. ' +
+  'We will meet again tomorrow morning at the station, if the weather is good.'
+
+/** Built-in voices that can stand in for a reference speaker, by language. English has several; others use eSpeak NG. */
+export const ENGLISH_BASES = ['festival-slt', 'flite-rms', 'flite-awb', 'flite-slt', 'flite-kal16'] as const
+
+/**
+ * Measured profiles of built-in voices, computed once per process on first use (a few hundred ms each) and
+ * shared by every cloned voice.
+ */
+export function createBaseProfiles(catalog: BuiltinCatalog) {
+  const profiles = new Map<string, Promise<VoiceProfile>>()
+  return {
+    get(modelId: string): Promise<VoiceProfile> {
+      let p = profiles.get(modelId)
+      if (!p) {
+        p = measure(catalog, modelId)
+        p.catch(() => profiles.delete(modelId))
+        profiles.set(modelId, p)
+      }
+      return p
+    },
+  }
+}
+
+export type BaseProfiles = ReturnType<typeof createBaseProfiles>
+
+async function measure(catalog: BuiltinCatalog, modelId: string): Promise<VoiceProfile> {
+  const found = await catalog.find(modelId)
+  if (!found) throw new Error(`no built-in voice ${modelId}`)
+  const samples = await speakAll(found.engine, found.voice.id, CALIBRATION_TEXT)
+  return analyzeVoice(samples, found.engine.sampleRate, { transcript: CALIBRATION_TEXT })
+}
+
+async function speakAll(engine: TtsEngine, voice: string, text: string): Promise<Float32Array> {
+  const parts: Float32Array[] = []
+  for await (const piece of engine.synthesize({ text, voice })) parts.push(piece.samples)
+  return concatSamples(parts)
+}

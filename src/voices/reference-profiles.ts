@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto'
+import { decodeAudio } from '../audio/decode.js'
+import { invalidField } from '../errors.js'
+import { analyzeVoice } from './analysis.js'
+import { mergeProfiles } from './merge.js'
+import { isNoSpeechError } from './quality.js'
+import type { VoiceProfile } from './types.js'
+
+export interface ReferenceClip {
+  readonly audio: Uint8Array
+  readonly text: string
+}
+
+const MAX_CACHED = 256
+
+/**
+ * Profiles of inline `references`, cached by the sha256 of each clip (audio and transcript), so repeating
+ * the same references costs no decoding or analysis. The cache is a small LRU in memory.
+ */
+export function createReferenceProfiles() {
+  const cache = new Map<string, Promise<VoiceProfile>>()
+
+  const profileOf = (clip: ReferenceClip, loc: string[], signal?: AbortSignal): Promise<VoiceProfile> => {
+    const key = createHash('sha256').update(clip.audio).update('\u0000').update(clip.text).digest('hex')
+    const hit = cache.get(key)
+    if (hit) {
+      cache.delete(key)
+      cache.set(key, hit)
+      return hit
+    }
+    const pending = analyzeClip(clip, loc, key, signal)
+    pending.catch(() => cache.delete(key))
+    cache.set(key, pending)
+    if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!)
+    return pending
+  }
+
+  return {
+    /** One profile for a speaker's clips; 422 naming the clip for undecodable audio or no speech. */
+    async analyze(clips: readonly ReferenceClip[], locPrefix: readonly string[], signal?: AbortSignal): Promise<VoiceProfile> {
+      const profiles = await Promise.all(clips.map((clip, i) => profileOf(clip, [...locPrefix, String(i), 'audio'], signal)))
+      return profiles.length === 1 ? profiles[0]! : mergeProfiles(profiles).profile
+    },
+    get size() {
+      return cache.size
+    },
+  }
+}
+
+export type ReferenceProfiles = ReturnType<typeof createReferenceProfiles>
+
+async function analyzeClip(clip: ReferenceClip, loc: string[], sha256: string, signal?: AbortSignal): Promise<VoiceProfile> {
+  const name = `reference ${loc.slice(1, -1).join('.')}`
+  const decoded = await decodeAudio(clip.audio, { name, loc, ...(signal && { signal }) })
+  try {
+    const profile = await analyzeVoice(decoded.samples, decoded.sampleRate, { ...(clip.text.trim() && { transcript: clip.text }), ...(signal && { signal }) })
+    return { ...profile, sources: [{ key: `inline:${sha256}`, sha256, text: clip.text, durationSec: decoded.durationSec }] }
+  } catch (err) {
+    if (isNoSpeechError(err)) throw invalidField(loc, `${name} contains no speech; send 10 to 30 seconds of clear speech`)
+    throw err
+  }
+}

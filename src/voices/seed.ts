@@ -1,0 +1,77 @@
+import { concatSamples } from '../audio/signal.js'
+import { getEncoder } from '../audio/encoders/registry.js'
+import type { KeyRepository } from '../store/db/repositories/keys.js'
+import type { ModelRepository } from '../store/db/repositories/models.js'
+import type { BlobStore } from '../store/blob/types.js'
+import type { ModelRecord } from '../services/models/types.js'
+import type { EngineSet } from '../services/tts/engines.js'
+import { listBuiltinVoices, PARLA_ACCOUNT, type BuiltinVoice } from './builtin.js'
+
+const SAMPLE_TEXT: Record<string, string> = {
+  en: 'Hello! This is how I sound. The quick brown fox jumps over the lazy dog.',
+}
+const sampleText = (languages: readonly string[]) => SAMPLE_TEXT[languages[0]?.split('-')[0] ?? ''] ?? 'Hello, this is how I sound.'
+const sampleKey = (modelId: string) => `models/${modelId}/sample-0.wav`
+
+/**
+ * Every engine voice becomes a public, trained voice model owned by `parla`, with a stable `_id`
+ * (`festival-slt`), so `reference_id` selects it and clients list it with `GET /model`. Existing rows are
+ * left alone, so the ids and timestamps stay stable across restarts.
+ */
+export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyRepository, engines: EngineSet): Promise<BuiltinVoice[]> {
+  await keys.ensureAccount(PARLA_ACCOUNT.id, PARLA_ACCOUNT.nickname)
+  const voices = await listBuiltinVoices(engines)
+  const now = new Date().toISOString()
+  for (const v of voices) {
+    if (await repo.findById(v.modelId)) continue
+    const text = sampleText(v.voice.languages)
+    const record: ModelRecord = {
+      id: v.modelId,
+      accountId: PARLA_ACCOUNT.id,
+      authorNickname: PARLA_ACCOUNT.nickname,
+      type: 'tts',
+      title: v.voice.title,
+      description: v.voice.description,
+      coverKey: '',
+      trainMode: 'fast',
+      state: 'trained',
+      stateReason: '',
+      visibility: 'public',
+      tags: ['builtin', v.engineId, ...(v.voice.gender === 'unknown' ? [] : [v.voice.gender])],
+      languages: v.voice.languages,
+      titleLanguage: 'en',
+      samples: [{ key: sampleKey(v.modelId), filename: 'sample.wav', contentType: 'audio/wav', size: 0, text }],
+      quality: { created_at: now, updated_at: now, audios: [] },
+      profile: null,
+      builtinVoice: v.modelId,
+      defaultText: text,
+      enhanceAudioQuality: false,
+      likeCount: 0,
+      markCount: 0,
+      sharedCount: 0,
+      taskCount: 0,
+      score: v.engineId === 'festival' ? 2 : v.engineId === 'flite' ? 1 : 0,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await repo.insert(record, [{ key: sampleKey(v.modelId), model_id: v.modelId, filename: 'sample.wav', content_type: 'audio/wav', size: 0 }])
+  }
+  return voices
+}
+
+/** Speaks each built-in voice's sample text into its sample blob, where missing. Runs in the background. */
+export async function generateMissingSamples(voices: readonly BuiltinVoice[], engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<number> {
+  let made = 0
+  for (const v of voices) {
+    if (signal?.aborted) break
+    if (await blobs.get(sampleKey(v.modelId))) continue
+    const engine = await engines.get(v.engineId)
+    const parts: Float32Array[] = []
+    for await (const piece of engine.synthesize({ text: sampleText(v.voice.languages), voice: v.voice.id }, signal ? { signal } : {})) parts.push(piece.samples)
+    const session = getEncoder('wav').create({ sampleRate: engine.sampleRate })
+    const wav = Buffer.concat([session.push(concatSamples(parts)), session.end()])
+    await blobs.put(sampleKey(v.modelId), wav)
+    made++
+  }
+  return made
+}
