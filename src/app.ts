@@ -9,6 +9,7 @@ import { healthRoutes } from './api/health.js'
 import { modelRoutes } from './api/fish/models.js'
 import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
+import { asrRoutes } from './api/fish/asr.js'
 import { installNotFound } from './api/not-found.js'
 import { installValidators } from './api/validators.js'
 import type { Deps } from './deps.js'
@@ -59,6 +60,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(modelRoutes, { deps })
   await app.register(ttsRoutes, { deps })
   await app.register(liveRoutes, { deps })
+  await app.register(asrRoutes, { deps })
   // Server start (not in createDeps, which CLI commands also use while a server may be running): delete blobs
   // left by creates a crash cut short, and re-queue training a restart interrupted.
   app.addHook('onReady', async () => {

@@ -12,6 +12,7 @@ import type { TtsService } from './services/tts/service.js'
 import { createTtsStack, type TtsStack } from './services/tts/stack.js'
 import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
+import { createAsrService, type AsrService } from './services/asr/service.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -25,6 +26,8 @@ export interface Deps {
   readonly tts: TtsService
   /** Engines and built-in voices behind `tts`. */
   readonly speech: TtsStack
+  /** Speech to text (`/v1/asr`, `parla transcribe`). */
+  readonly asr: AsrService
   close(): Promise<void>
 }
 
@@ -56,6 +59,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     }
   }
   const speech = createTtsStack(config, lookupModel)
+  const asr = createAsrService({ workers: config.asrWorkers })
   return {
     config,
     db,
@@ -64,7 +68,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     models,
     tts: speech.tts,
     speech,
+    asr,
     async close() {
+      await asr.close()
       await speech.close()
       await models.close()
       await blobs.close?.()

@@ -67,7 +67,7 @@ async function readMultipart(request: FastifyRequest, limits: BodyLimits): Promi
 }
 
 /** busboy and @fastify/multipart failures → 413 for limits, 400 for anything malformed. */
-function multipartError(err: unknown, limits: BodyLimits): SpeechError {
+export function multipartError(err: unknown, limits: BodyLimits): SpeechError {
   if (err instanceof SpeechError) return err
   const e = err as { code?: string; message?: string; part?: { filename?: string } }
   switch (e.code) {
