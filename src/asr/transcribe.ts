@@ -2,11 +2,11 @@
  * Whole-file speech to text: resample to the engine's rate, cut into utterances at pauses (VAD), decode
  * them in parallel, and put the words back on the file's timeline as phrases and a tidy transcript.
  */
+import { createResampler } from '../audio/resample.js'
 import type { AudioBuffer } from '../audio/types.js'
 import type { AsrEngine, RecognizedWord } from '../engines/asr/types.js'
 import { invalidField, SpeechError } from '../errors.js'
 import { groupPhrases, phraseText } from './phrases.js'
-import { resampledLength, resampleRange } from './resample.js'
 import { detectSpeech, type SpeechSpan } from './vad.js'
 
 export interface TranscribeOptions {
@@ -32,22 +32,31 @@ export interface Transcript {
   readonly segments: TranscriptSegment[]
 }
 
-/** Output samples resampled per event-loop turn, so an hour of audio never blocks the server for long. */
-const RESAMPLE_CHUNK = 160_000
+/** Input samples resampled per event-loop turn (10 s at 48 kHz), so an hour of audio never blocks for long. */
+const RESAMPLE_CHUNK = 480_000
 
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new DOMException('[asr] transcription aborted', { name: 'AbortError', cause: signal.reason })
 }
 
+/** Streams the file through the shared resampler in pieces, writing straight into the result buffer. */
 async function toRate(audio: AudioBuffer, rate: number, signal?: AbortSignal): Promise<Float32Array> {
   if (audio.sampleRate === rate) return audio.samples
-  const out = new Float32Array(resampledLength(audio.samples.length, audio.sampleRate, rate))
-  for (let first = 0; first < out.length; first += RESAMPLE_CHUNK) {
+  const resampler = createResampler(audio.sampleRate, rate)
+  const out = new Float32Array(Math.ceil((audio.samples.length * rate) / audio.sampleRate))
+  let written = 0
+  const put = (part: Float32Array) => {
+    const n = Math.min(part.length, out.length - written)
+    out.set(part.subarray(0, n), written)
+    written += n
+  }
+  for (let first = 0; first < audio.samples.length; first += RESAMPLE_CHUNK) {
     throwIfAborted(signal)
-    resampleRange(audio.samples, audio.sampleRate, rate, out, first, Math.min(out.length, first + RESAMPLE_CHUNK))
+    put(resampler.process(audio.samples.subarray(first, first + RESAMPLE_CHUNK)))
     await new Promise((resolve) => setImmediate(resolve))
   }
-  return out
+  put(resampler.flush())
+  return out.subarray(0, written)
 }
 
 function pickLanguage(engine: AsrEngine, language: string): string {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildProgram, SENTENCES, speakAll, type Program } from './test-speech.js'
-import { resampleAll } from './resample.js'
+import { resampleAll } from '../audio/resample.js'
 import { detectSpeech } from './vad.js'
 import { splitLongRegion } from './vad-split.js'
 

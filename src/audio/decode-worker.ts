@@ -17,6 +17,8 @@ const AUDIO_DECODE_URL = pathToFileURL(createRequire(import.meta.url).resolve('a
 
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads')
+// Decoders print warnings on hostile input; discard them here (stdio pipes would keep the process alive).
+for (const name of ['log', 'info', 'warn', 'error', 'debug']) console[name] = () => {}
 const loading = import(${JSON.stringify(AUDIO_DECODE_URL)})
 parentPort.on('message', async ({ id, format, bytes }) => {
   try {
@@ -75,13 +77,8 @@ let nextId = 1
 function startSlot(): Slot {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    stdout: true,
-    stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB },
   })
-  worker.stdout.resume()
-  worker.stderr.resume()
-  worker.unref()
   const slot: Slot = { worker }
   worker.on('message', (msg: WorkerReply) => {
     const job = slot.job
@@ -97,6 +94,8 @@ function startSlot(): Slot {
   }
   worker.on('error', (err) => died(`decoder crashed: ${err.message}`))
   worker.on('exit', (code) => died(`decoder exited (${code})`))
+  // After the listeners: adding a 'message' listener refs the worker's port again.
+  worker.unref()
   slots.push(slot)
   return slot
 }

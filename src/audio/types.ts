@@ -36,6 +36,11 @@ export interface AudioEncoder {
   /** Sample rates the format can carry; the pipeline resamples to `defaultSampleRate` when the request's rate is not listed. */
   readonly sampleRates?: readonly number[]
   readonly defaultSampleRate: number
+  /**
+   * Samples a decoder outputs before the first pushed sample (codec priming it is not told to drop).
+   * Timestamps of the audio add it. Absent means 0.
+   */
+  readonly delaySamples?: number
   create(options: EncoderOptions): EncoderSession
 }
 

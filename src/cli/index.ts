@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { registerKeyCommands } from './keys.js'
 import { registerServeCommand } from './serve.js'
+import { registerTranscribeCommand } from './transcribe.js'
 
 const program = new Command()
   .name('parla')
@@ -9,5 +10,6 @@ const program = new Command()
 
 registerServeCommand(program)
 registerKeyCommands(program)
+registerTranscribeCommand(program)
 
 await program.parseAsync(process.argv)

@@ -18,7 +18,9 @@ export interface StreamingEvent {
  */
 export async function* sseEvents(speech: PreparedSpeech, signal: AbortSignal): AsyncGenerator<string> {
   const session = speech.newEncoderSession()
-  let current: StreamingEvent = { audio_base64: '', content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: 0 }
+  // Codec priming a decoder plays before the first sample (mp3) moves every chunk later in the file.
+  const leadSec = (speech.encoder.delaySamples ?? 0) / speech.outputRate
+  let current: StreamingEvent = { audio_base64: '', content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: round(leadSec) }
   let sentSnapshot: string | null = null
   const message = (audio: Uint8Array) => {
     current.audio_base64 = Buffer.from(audio).toString('base64')
@@ -32,10 +34,14 @@ export async function* sseEvents(speech: PreparedSpeech, signal: AbortSignal): A
       if (bytes.length > 0) yield message(bytes)
       continue
     }
-    const alignment = event.segments.length > 0 || event.audioDurationSec > 0 ? { segments: event.segments, audio_duration: round(event.audioDurationSec) } : null
-    const sameChunk = event.seq === current.chunk_seq
-    current = { audio_base64: '', content: event.content, alignment, chunk_seq: event.seq, chunk_audio_offset_sec: round(event.offsetSec) }
-    if (!sameChunk) sentSnapshot = null
+    const hasSnapshot = event.segments.length > 0 || event.audioDurationSec > 0
+    const alignment = hasSnapshot ? { segments: event.segments, audio_duration: round(event.audioDurationSec) } : null
+    if (event.seq !== current.chunk_seq) {
+      // The previous chunk's last snapshot goes out even when it has no words, so every chunk has its duration.
+      if (current.alignment && JSON.stringify(current.alignment) !== sentSnapshot) yield message(new Uint8Array(0))
+      sentSnapshot = null
+    }
+    current = { audio_base64: '', content: event.content, alignment, chunk_seq: event.seq, chunk_audio_offset_sec: round(leadSec + event.offsetSec) }
     // A grown snapshot with no new audio yet still goes out, so timing is never held back behind a codec buffer.
     if (alignment && event.segments.length > 0 && JSON.stringify(alignment) !== sentSnapshot) yield message(new Uint8Array(0))
   }

@@ -32,6 +32,8 @@ export const mp3Encoder: AudioEncoder = {
   contentType: 'audio/mpeg',
   sampleRates: MP3_RATES,
   defaultSampleRate: 44100,
+  // LAME's priming (576 + 529) at every rate; a stream has no LAME tag telling decoders to drop it.
+  delaySamples: 1105,
   create(options: EncoderOptions): EncoderSession {
     assertSampleRate('mp3', options.sampleRate)
     if (!(MP3_RATES as readonly number[]).includes(options.sampleRate)) {

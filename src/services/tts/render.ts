@@ -41,15 +41,17 @@ export interface RenderOptions {
  */
 export async function* renderSpeech(options: RenderOptions): AsyncGenerator<RenderEvent> {
   const { chunks, params, outputRate, signal } = options
-  const resamplers = new Map<number, Resampler>()
   let current: Resampler | undefined
-  let emittedSamples = 0
+  // Times come from the audio fed to the resampler (skip_zeros: output sample n is input time n / outputRate),
+  // not from what it has output yet, which lags by the filter's latency.
+  let timelineSec = 0
 
   const resample = (samples: Float32Array, rate: number): Float32Array => {
-    let r = resamplers.get(rate)
-    if (!r) resamplers.set(rate, (r = createResampler(rate, outputRate)))
-    current = r
-    return r.process(samples)
+    // A new engine rate: the previous resampler's held-back tail belongs before this audio.
+    const tail = current && current.inputRate !== rate ? current.flush() : undefined
+    if (!current || tail) current = createResampler(rate, outputRate)
+    const out = current.process(samples)
+    return tail && tail.length > 0 ? concatSamples([tail, out]) : out
   }
 
   for (const [seq, chunk] of chunks.entries()) {
@@ -58,10 +60,10 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
     const engine = voice.engine
     const rate = engine.sampleRate
     const plan = controlsFor(voice, chunk, params)
-    const offsetSec = emittedSamples / outputRate
+    const offsetSec = timelineSec
     const timeline = new ChunkTimeline(chunk.tokens)
     const smoother = new EdgeSmoother(rate)
-    let chunkSamples = 0 // at the output rate
+    let chunkSamples = 0 // at the engine rate, after DSP: the chunk's own timeline
     let engineSeconds = 0 // engine audio consumed so far (before DSP)
     let processedSeconds = 0 // the same audio after DSP: the chunk's own timeline
     // A cloned voice's own level only counts when the caller did not ask for normalized loudness.
@@ -72,14 +74,12 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
       seq,
       content: chunk.content,
       offsetSec,
-      segments: timeline.snapshot(chunkSamples / outputRate),
-      audioDurationSec: chunkSamples / outputRate,
+      segments: timeline.snapshot(chunkSamples / rate),
+      audioDurationSec: chunkSamples / rate,
     })
     const emit = (samples: Float32Array): Float32Array => {
-      const out = resample(samples, rate)
-      chunkSamples += out.length
-      emittedSamples += out.length
-      return out
+      chunkSamples += samples.length
+      return resample(samples, rate)
     }
 
     yield snapshot()
@@ -103,6 +103,7 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
     const pause = new Float32Array(Math.round((rate * chunk.pauseAfterMs) / 1000 / params.speed))
     const tail = emit(concatSamples([smoother.push(leveler.end()), smoother.end(), pause]))
     if (tail.length > 0) yield { type: 'audio', samples: tail }
+    timelineSec += chunkSamples / rate
     yield snapshot()
   }
   const rest = current?.flush()

@@ -39,11 +39,13 @@ export class ChunkTimeline {
   /** Ordered, non-overlapping segments, every `end` ≤ `audioDuration`. */
   snapshot(audioDuration: number): Segment[] {
     const out: Segment[] = []
+    // Rounded down, so a rounded time never passes the (unrounded) duration.
+    const cap = Math.floor(audioDuration * 1000 + 1e-6) / 1000
     let floor = 0
     for (const index of [...this.spans.keys()].sort((a, b) => a - b)) {
       const span = this.spans.get(index)!
-      const start = round(Math.min(Math.max(span.start, floor), audioDuration))
-      const end = round(Math.min(Math.max(span.end, start), audioDuration))
+      const start = Math.min(round(Math.max(span.start, floor)), cap)
+      const end = Math.min(round(Math.max(span.end, start)), cap)
       out.push({ text: this.tokens[index]!.text, start, end })
       floor = end
     }

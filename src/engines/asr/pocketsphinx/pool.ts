@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
 import type { RecognizedWord } from '../types.js'
-import type { JobMessage, WorkerReply, WorkerSetup } from './protocol.js'
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
 /** A worker script file, or (a string) code to evaluate as the worker's CommonJS entry. */
 export interface WorkerEntry {
@@ -12,7 +12,7 @@ export interface PoolOptions {
   readonly size: number
   readonly entry: WorkerEntry
   readonly setup: Omit<WorkerSetup, 'cancel'>
-  /** How long a cancelled job may take to stop before its worker is terminated and replaced. */
+  /** How long a cancelled job may take to stop before its worker is retired and replaced. */
   readonly stopTimeoutMs?: number
 }
 
@@ -30,6 +30,7 @@ interface Slot {
   worker: Worker
   cancel: Int32Array
   ready: boolean
+  exited: boolean
   job?: Job
   stopTimer?: NodeJS.Timeout
 }
@@ -41,7 +42,8 @@ function abortError(signal: AbortSignal): DOMException {
 /**
  * A fixed set of decoder workers with a FIFO queue. Queued jobs are dropped at once on abort; a running
  * one is asked to stop between blocks (a shared flag the worker polls) and, if it does not stop in time,
- * its worker is terminated and replaced, so the pool stays at full strength.
+ * its worker is retired (it ends after the block) and a new one takes its place, so the pool stays at
+ * full strength.
  */
 export class DecoderPool {
   readonly #options: PoolOptions
@@ -84,12 +86,29 @@ export class DecoderPool {
     })
   }
 
-  async close(): Promise<void> {
+  /** Ends every worker, letting each free its decoder; waits up to `graceMs` before terminating. */
+  async close(graceMs = 3000): Promise<void> {
     this.#closed = true
     const err = new SpeechError('unavailable', '[pocketsphinx] engine closed')
     for (const job of this.#queue.splice(0)) this.#settle(job, err)
     for (const slot of this.#slots) if (slot.job) this.#settle(slot.job, err)
-    await Promise.all(this.#slots.map((s) => { clearTimeout(s.stopTimer); return s.worker.terminate() }))
+    await Promise.all(this.#slots.filter((s) => !s.exited).map(async (slot) => {
+      const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()))
+      this.#retire(slot)
+      const timer = setTimeout(() => void slot.worker.terminate(), graceMs)
+      await exited
+      clearTimeout(timer)
+    }))
+  }
+
+  /** Asks a worker to free its decoder and end once its current job (if any) is over. */
+  #retire(slot: Slot): void {
+    clearTimeout(slot.stopTimer)
+    slot.job = undefined
+    slot.ready = false
+    const close: WorkerRequest = { type: 'close' }
+    slot.worker.postMessage(close)
+    slot.worker.unref()
   }
 
   #spawn(): Slot {
@@ -99,10 +118,13 @@ export class DecoderPool {
       eval: typeof script === 'string',
       workerData: { ...this.#options.setup, cancel } satisfies WorkerSetup,
     })
-    const slot: Slot = { worker, cancel: new Int32Array(cancel), ready: false }
+    const slot: Slot = { worker, cancel: new Int32Array(cancel), ready: false, exited: false }
     worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply))
     worker.on('error', (err) => this.#onCrash(slot, err))
-    worker.on('exit', (code) => this.#onCrash(slot, new Error(`worker exited with code ${code}`)))
+    worker.on('exit', (code) => {
+      slot.exited = true
+      this.#onCrash(slot, new Error(`worker exited with code ${code}`))
+    })
     this.#updateRefs(slot)
     return slot
   }
@@ -145,7 +167,6 @@ export class DecoderPool {
     const job = slot.job
     this.#release(slot)
     if (job) this.#settle(job, new SpeechError('engine_failed', `[pocketsphinx] decoder worker died: ${err.message}`, { cause: err }))
-    void slot.worker.terminate()
     if (!slot.ready && !this.#fatal) {
       // Dying before the decoder loaded will happen again: stop instead of respawning forever.
       this.#fail(new SpeechError('unavailable', `[pocketsphinx] decoder worker failed to start: ${err.message}`, { cause: err }))
@@ -160,7 +181,7 @@ export class DecoderPool {
     for (const job of this.#queue.splice(0)) this.#settle(job, err)
     for (const slot of this.#slots) {
       if (slot.job) this.#settle(slot.job, err)
-      void slot.worker.terminate()
+      this.#retire(slot)
     }
   }
 
@@ -170,7 +191,7 @@ export class DecoderPool {
       const job = this.#queue.shift()
       if (!job) break
       slot.job = job
-      const message: JobMessage = { id: job.id, samples: job.samples }
+      const message: WorkerRequest = { type: 'job', id: job.id, samples: job.samples }
       slot.worker.postMessage(message, [job.samples.buffer as ArrayBuffer])
     }
     this.#updateRefs()
@@ -192,10 +213,14 @@ export class DecoderPool {
     Atomics.store(slot.cancel, 0, job.id)
     slot.stopTimer = setTimeout(() => {
       if (slot.job !== job) return
-      this.#release(slot)
+      // Native code cannot be interrupted, so terminate() would neither be faster nor free the decoder:
+      // the stuck worker finishes its block, frees its decoder and ends, while a fresh one takes its place.
       const index = this.#slots.indexOf(slot)
-      void slot.worker.terminate()
-      if (index >= 0 && !this.#closed) this.#slots[index] = this.#spawn()
+      this.#retire(slot)
+      if (index >= 0 && !this.#closed) {
+        this.#slots[index] = this.#spawn()
+        this.#dispatch()
+      }
     }, this.#options.stopTimeoutMs ?? 5000)
     slot.stopTimer.unref()
   }

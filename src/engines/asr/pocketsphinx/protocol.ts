@@ -9,10 +9,18 @@ export interface WorkerSetup {
 }
 
 export interface JobMessage {
+  readonly type: 'job'
   readonly id: number
   /** 16 kHz mono, transferred. */
   readonly samples: Float32Array
 }
+
+/** Free the decoder and let the thread end (after the job in hand, if any). */
+export interface CloseMessage {
+  readonly type: 'close'
+}
+
+export type WorkerRequest = JobMessage | CloseMessage
 
 export type WorkerReply =
   | { readonly type: 'ready' }
