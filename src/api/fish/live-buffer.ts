@@ -152,10 +152,12 @@ function withCarry(carry: string, text: string, dialect: TagDialect): string {
   const tags = parseTags(text, dialect)
   const masked = mask(text, tags)
   const opening = tags.filter((t) => masked.slice(0, t.start).trim() === '')
-  const own = new Set(opening.map((t) => (t.kind === 'speaker' ? 'speaker' : 'expression')))
+  const own = new Set(opening.map(role))
   const kept = parseTags(carry, dialect)
-    .filter((t) => !own.has(t.kind === 'speaker' ? 'speaker' : 'expression'))
+    .filter((t) => !own.has(role(t)))
     .map((t) => carry.slice(t.start, t.end))
     .join('')
   return kept === '' ? text : `${kept} ${text.trimStart()}`
 }
+
+const role = (t: TagSpan): string => (t.kind === 'speaker' ? 'speaker' : t.kind === 'expression' || t.kind === 'unknown' ? 'expression' : t.kind)
