@@ -6,13 +6,14 @@ import { createFsBlobStore } from './store/blob/fs.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
 import type { BlobStore } from './store/blob/types.js'
 import { decodeAudio } from './audio/decode.js'
-import { createModelService, type ModelService } from './services/models/service.js'
+import { createModelService, type ModelService, type ModelServiceOptions } from './services/models/service.js'
 import { SpeechError } from './errors.js'
 import type { TtsService } from './services/tts/service.js'
 import { createTtsStack, type TtsStack } from './services/tts/stack.js'
 import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
+import { transcribe } from './asr/transcribe.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -34,6 +35,8 @@ export interface Deps {
 export interface DepsOverrides {
   /** Use an in-memory SQLite database and blob store (tests). */
   readonly inMemory?: boolean
+  /** Training knobs for tests: extra steps (e.g. one that stalls) and time limits. */
+  readonly training?: Pick<ModelServiceOptions, 'extraSteps' | 'trainingTimeoutMs' | 'closeTimeoutMs'>
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -41,13 +44,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)
+  const asr = createAsrService({ workers: config.asrWorkers })
   const models = createModelService({
     db,
     blobs,
     decode: decodeAudio,
     minSampleSeconds: config.minSampleSeconds,
     maxSampleSeconds: config.maxSampleSeconds,
+    // Voice samples sent without `texts` get an English transcript (pocketsphinx) for the speaking rate.
+    transcribe: async (audio, signal) => (await transcribe(asr.engine, audio, { language: 'en', timestamps: false, signal })).text,
     onError: (err, context) => console.error(`[models] ${context} failed:`, err),
+    ...overrides.training,
   })
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
@@ -59,7 +66,6 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     }
   }
   const speech = createTtsStack(config, lookupModel)
-  const asr = createAsrService({ workers: config.asrWorkers })
   return {
     config,
     db,
@@ -70,9 +76,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     speech,
     asr,
     async close() {
+      // Training first: its steps use ASR.
+      await models.close()
       await asr.close()
       await speech.close()
-      await models.close()
       await blobs.close?.()
       await db.destroy()
     },

@@ -12,7 +12,11 @@ describe('phrases', () => {
   })
 
   it('cuts a long pause-free run at its widest gap', () => {
-    const words = Array.from({ length: 40 }, (_, i) => w(`w${i}`, i * 0.5 + (i >= 25 ? 0.2 : 0), i * 0.5 + 0.45 + (i >= 25 ? 0.2 : 0)))
+    // Words every 0.5 s with 0.05 s gaps, one 0.25 s gap before w25: 20 s and no pause over 0.3 s.
+    const words = Array.from({ length: 40 }, (_, i) => {
+      const at = i * 0.5 + (i >= 25 ? 0.2 : 0)
+      return w(`w${i}`, at, at + 0.45)
+    })
     const phrases = groupPhrases(words, { maxPhraseSeconds: 15 })
     expect(phrases.length).toBe(2)
     expect(phrases[1]![0]!.word).toBe('w25')

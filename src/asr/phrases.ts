@@ -9,7 +9,9 @@ export interface PhraseOptions {
 }
 
 /** Splits time-ordered words into phrases at pauses. */
-export function groupPhrases(words: readonly RecognizedWord[], options: PhraseOptions = {}): RecognizedWord[][] {
+export function groupPhrases(
+  words: readonly RecognizedWord[], options: PhraseOptions = {},
+): RecognizedWord[][] {
   const { pauseSeconds = 0.3, maxPhraseSeconds = 15 } = options
   const phrases: RecognizedWord[][] = []
   let current: RecognizedWord[] = []

@@ -80,7 +80,10 @@ function runText2wave(text: string, outFile: string): Promise<void> {
     let err = ''
     child.stderr.on('data', (d: Buffer) => { err += d.toString() })
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`text2wave exited ${code}: ${err}`))))
+    child.on('close', (code) => {
+      if (code === 0) resolve()
+      else reject(new Error(`text2wave exited ${code}: ${err}`))
+    })
     child.stdin.end(text)
   })
 }
@@ -140,7 +143,9 @@ export interface Program {
 }
 
 /** Clips joined with `gapSeconds` of digital silence before each one. */
-export function buildProgram(clips: readonly AudioBuffer[], texts: readonly string[], gapSeconds: number): Program {
+export function buildProgram(
+  clips: readonly AudioBuffer[], texts: readonly string[], gapSeconds: number,
+): Program {
   const sampleRate = clips[0]!.sampleRate
   const gap = Math.round(gapSeconds * sampleRate)
   const total = clips.reduce((n, c) => n + gap + c.samples.length, 0)

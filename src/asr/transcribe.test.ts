@@ -29,7 +29,8 @@ afterAll(async () => {
 
 describe('transcribe', () => {
   it(`recognises ${SENTENCES.length} everyday sentences with WER ≤ 10 %`, async () => {
-    const results = await Promise.all(clips.map((clip) => transcribe(engine, clip, { language: 'en', timestamps: true })))
+    const results = await Promise.all(
+      clips.map((clip) => transcribe(engine, clip, { language: 'en', timestamps: true })))
     const pooled = corpusWer(results.map((r, i) => ({ reference: SENTENCES[i]!, hypothesis: r.text })))
     expect(pooled.words).toBeGreaterThan(200)
     expect(pooled.wer).toBeLessThanOrEqual(0.1)
@@ -54,14 +55,17 @@ describe('transcribe', () => {
       expect(Math.abs(mine[0]!.start - t.start)).toBeLessThanOrEqual(0.3)
       expect(Math.abs(mine[mine.length - 1]!.end - t.end)).toBeLessThanOrEqual(0.3)
     }
-    const pooled = corpusWer([{ reference: truth.map((t) => t.text).join(' '), hypothesis: programResult.text }])
+    const reference = truth.map((t) => t.text).join(' ')
+    const pooled = corpusWer([{ reference, hypothesis: programResult.text }])
     expect(pooled.wer).toBeLessThanOrEqual(0.12)
     expect(programResult.text).toBe(segments.map((s) => s.text).join(' '))
   })
 
   it('reports progress up to the full duration', () => {
     expect(progress.length).toBeGreaterThan(5)
-    for (let i = 1; i < progress.length; i++) expect(progress[i]![0]).toBeGreaterThanOrEqual(progress[i - 1]![0])
+    for (let i = 1; i < progress.length; i++) {
+      expect(progress[i]![0]).toBeGreaterThanOrEqual(progress[i - 1]![0])
+    }
     expect(progress[progress.length - 1]).toEqual([programResult.duration, programResult.duration])
   })
 

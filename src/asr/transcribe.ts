@@ -36,7 +36,8 @@ export interface Transcript {
 const RESAMPLE_CHUNK = 480_000
 
 function throwIfAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new DOMException('[asr] transcription aborted', { name: 'AbortError', cause: signal.reason })
+  if (!signal?.aborted) return
+  throw new DOMException('[asr] transcription aborted', { name: 'AbortError', cause: signal.reason })
 }
 
 /** Streams the file through the shared resampler in pieces, writing straight into the result buffer. */
@@ -65,12 +66,15 @@ function pickLanguage(engine: AsrEngine, language: string): string {
   const base = wanted.split(/[-_]/)[0] ?? ''
   if (!engine.capabilities.languages.includes(base)) {
     throw invalidField(['body', 'language'],
-      `[asr] language '${language}' is not supported by ${engine.id}; supported: ${engine.capabilities.languages.join(', ')}`)
+      `[asr] language '${language}' is not supported by ${engine.id}; ` +
+        `supported: ${engine.capabilities.languages.join(', ')}`)
   }
   return base
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100
+
+const VAD_RATES = [8000, 16000, 32000, 48000] as const
 
 /** Decodes the spans, at most `parallelism` at a time per call so concurrent requests share the workers. */
 async function decodeSpans(
@@ -90,13 +94,15 @@ async function decodeSpans(
       const span = spans[i]!
       const first = Math.round(span.start * rate)
       const offset = first / rate
-      const words = await engine.transcribe(pcm.subarray(first, Math.round(span.end * rate)), { language, signal })
+      const utterance = pcm.subarray(first, Math.round(span.end * rate))
+      const words = await engine.transcribe(utterance, { language, signal })
       results[i] = words.map((w) => ({ ...w, start: round2(w.start + offset), end: round2(w.end + offset) }))
       pending -= span.end - span.start
       options.onProgress?.(Math.min(duration, Math.max(0, round2(duration - pending))), duration)
     }
   }
-  const lanes = Array.from({ length: Math.max(1, Math.min(engine.capabilities.parallelism, spans.length)) }, lane)
+  const width = Math.max(1, Math.min(engine.capabilities.parallelism, spans.length))
+  const lanes = Array.from({ length: width }, lane)
   try {
     await Promise.all(lanes.map((p) => p.catch((err: unknown) => { local.abort(); throw err })))
   } catch (err) {
@@ -108,16 +114,23 @@ async function decodeSpans(
 }
 
 /** Transcribes one file. Times in the result are seconds on the input's timeline. */
-export async function transcribe(engine: AsrEngine, audio: AudioBuffer, options: TranscribeOptions): Promise<Transcript> {
-  if (!(audio.sampleRate > 0)) throw new SpeechError('bad_request', `[asr] invalid sample rate ${audio.sampleRate}`)
+export async function transcribe(
+  engine: AsrEngine, audio: AudioBuffer, options: TranscribeOptions,
+): Promise<Transcript> {
+  if (!(audio.sampleRate > 0)) {
+    throw new SpeechError('bad_request', `[asr] invalid sample rate ${audio.sampleRate}`)
+  }
   const language = pickLanguage(engine, options.language)
   throwIfAborted(options.signal)
   const duration = round2(audio.samples.length / audio.sampleRate)
-  // pocketsphinx and libfvad both work at 16 kHz; the engine's rate rules if it ever differs.
+  // pocketsphinx and libfvad both work at 16 kHz; should an engine want another rate, the VAD gets 16 kHz
+  // unless libfvad takes that rate too.
   const rate = engine.capabilities.sampleRate
   const pcm = await toRate(audio, rate, options.signal)
-  const vadRate = rate === 8000 || rate === 32000 || rate === 48000 ? rate : 16000
-  const vadInput = vadRate === rate ? pcm : await toRate({ samples: pcm, sampleRate: rate }, vadRate, options.signal)
+  const vadRate = VAD_RATES.find((r) => r === rate) ?? 16000
+  const vadInput = vadRate === rate
+    ? pcm
+    : await toRate({ samples: pcm, sampleRate: rate }, vadRate, options.signal)
   const spans = await detectSpeech(vadInput, {
     sampleRate: vadRate, maxSeconds: engine.capabilities.maxUtteranceSeconds, signal: options.signal,
   })

@@ -34,7 +34,8 @@ describe('detectSpeech', () => {
 
   it('keeps utterances under the limit by cutting at pauses', async () => {
     // Sentences with only their own short pauses between them, about 18 s long.
-    const joined = resampleAll(program.samples.subarray(Math.round(1.5 * program.sampleRate)), program.sampleRate, 16000)
+    const start = Math.round(1.5 * program.sampleRate)
+    const joined = resampleAll(program.samples.subarray(start), program.sampleRate, 16000)
     const spans = await detectSpeech(joined, { minSilence: 5, maxSeconds: 8 })
     expect(spans.length).toBeGreaterThan(1)
     for (const s of spans) expect(s.end - s.start).toBeLessThanOrEqual(8)
@@ -50,7 +51,8 @@ describe('detectSpeech', () => {
 
 describe('splitLongRegion', () => {
   it('cuts at the longest pause in the second half of the window', () => {
-    const region = { start: 0, end: 300, gaps: [{ start: 40, end: 60 }, { start: 120, end: 130 }, { start: 200, end: 205 }] }
+    const gaps = [{ start: 40, end: 60 }, { start: 120, end: 130 }, { start: 200, end: 205 }]
+    const region = { start: 0, end: 300, gaps }
     const pieces = splitLongRegion(region, 150)
     // 0..150: the pause at 120 is in the second half; 130..280: none is, so the longest anywhere (200).
     expect(pieces.map((p) => [p.start, p.end])).toEqual([[0, 120], [130, 200], [205, 300]])

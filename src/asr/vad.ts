@@ -1,7 +1,7 @@
 /**
- * Voice-activity segmentation: mono audio (16 kHz by default) → utterances of at most `maxSeconds`, split at pauses,
- * padded, in seconds. WebRTC VAD (libfvad as wasm) decides 10 ms frames; runs shorter than `minSilence`
- * are bridged, and an absolute level floor keeps faint hum from counting as speech.
+ * Voice-activity segmentation: mono audio (16 kHz by default) → utterances of at most `maxSeconds`, split
+ * at pauses, padded, in seconds. WebRTC VAD (libfvad as wasm) decides 10 ms frames; pauses shorter than
+ * `minSilence` are bridged, and an absolute level floor keeps faint hum from counting as speech.
  */
 import createFvad, { type FvadModule } from '@echogarden/fvad-wasm'
 import { SpeechError } from '../errors.js'
@@ -40,7 +40,8 @@ let fvadModule: Promise<FvadModule> | undefined
 function loadFvad(): Promise<FvadModule> {
   fvadModule ??= createFvad().catch((err: unknown) => {
     fvadModule = undefined
-    throw new SpeechError('unavailable', '[vad] cannot load @echogarden/fvad-wasm; reinstall npm packages', { cause: err })
+    const msg = '[vad] cannot load @echogarden/fvad-wasm; reinstall npm packages'
+    throw new SpeechError('unavailable', msg, { cause: err })
   })
   return fvadModule
 }
@@ -104,20 +105,23 @@ function voicedRegions(voiced: Uint8Array, minSilenceFrames: number, minSpeechFr
   for (const run of runs) {
     const last = merged[merged.length - 1]
     if (last && run.start - last.end < minSilenceFrames) {
-      merged[merged.length - 1] = { start: last.start, end: run.end, gaps: [...last.gaps, { start: last.end, end: run.start }] }
+      const gaps = [...last.gaps, { start: last.end, end: run.start }]
+      merged[merged.length - 1] = { start: last.start, end: run.end, gaps }
     } else {
       merged.push(run)
     }
   }
-  return merged.filter((r) => r.end - r.start - r.gaps.reduce((s, g) => s + g.end - g.start, 0) >= minSpeechFrames)
+  const voicedLength = (r: Region) => r.end - r.start - r.gaps.reduce((s, g) => s + g.end - g.start, 0)
+  return merged.filter((r) => voicedLength(r) >= minSpeechFrames)
 }
 
 /**
- * Finds the speech in mono audio (16 kHz unless `sampleRate` says otherwise). Returns utterance spans in seconds, in order, non-overlapping;
- * `[]` when there is no speech.
+ * Finds the speech in mono audio (16 kHz unless `sampleRate` says otherwise). Returns utterance spans in
+ * seconds, in order, non-overlapping; `[]` when there is no speech.
  */
 export async function detectSpeech(samples: Float32Array, options: VadOptions = {}): Promise<SpeechSpan[]> {
-  const { mode = 3, minSilence = 0.3, minSpeech = 0.15, padding = 0.25, maxSeconds = 20, floorDb = -55 } = options
+  const { mode = 3, minSilence = 0.3, minSpeech = 0.15, padding = 0.25, maxSeconds = 20 } = options
+  const floorDb = options.floorDb ?? -55
   const rate = options.sampleRate ?? 16_000
   if (![8000, 16000, 32000, 48000].includes(rate)) {
     throw new SpeechError('internal_error', `[vad] libfvad cannot take ${rate} Hz; resample to 16 kHz first`)
@@ -125,7 +129,8 @@ export async function detectSpeech(samples: Float32Array, options: VadOptions = 
   if (options.signal?.aborted) throw abortError(options.signal)
   const voiced = await classifyFrames(samples, rate, mode, floorDb, options.signal)
   const maxFrames = Math.floor(maxSeconds / FRAME_SECONDS) - 2 * Math.ceil(padding / FRAME_SECONDS)
-  const regions = voicedRegions(voiced, Math.round(minSilence / FRAME_SECONDS), Math.round(minSpeech / FRAME_SECONDS))
+  const toFrames = (seconds: number) => Math.round(seconds / FRAME_SECONDS)
+  const regions = voicedRegions(voiced, toFrames(minSilence), toFrames(minSpeech))
     .flatMap((r) => splitLongRegion(r, Math.max(50, maxFrames)))
   const total = samples.length / rate
   const pad = padding / FRAME_SECONDS

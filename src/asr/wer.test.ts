@@ -3,7 +3,8 @@ import { corpusWer, normalizeWords, wer, wordEdits } from './wer.js'
 
 describe('wer', () => {
   it('normalises case, punctuation and variant markers', () => {
-    expect(normalizeWords("Hello, World! It's read(2) 'quoted'.")).toEqual(['hello', 'world', "it's", 'read', 'quoted'])
+    expect(normalizeWords("Hello, World! It's read(2) 'quoted'."))
+      .toEqual(['hello', 'world', "it's", 'read', 'quoted'])
   })
 
   it('counts substitutions, deletions and insertions', () => {

@@ -5,6 +5,7 @@ import { resampleAll } from './resample.js'
 import { sniffAudio } from './sniff.js'
 import type { CallOptions, DecodedAudio } from './types.js'
 import { parseWavHeader } from './wav-header.js'
+import { neutralizeDiscardPadding } from './webm-padding.js'
 
 export interface DecodeOptions extends CallOptions {
   /** The uploaded file's name, quoted in error messages. */
@@ -73,8 +74,11 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}
   }
 
   let data: RawAudio
+  // WebM decodes quadratically while DiscardPadding is present; it is cut here instead (see webm-padding.ts).
+  const webm = sniffed.decoder === 'webm' || sniffed.decoder === 'mkv' ? neutralizeDiscardPadding(bytes) : undefined
   try {
-    data = await decodeInWorker(sniffed.decoder, bytes, options.timeoutMs ?? 20_000, options.signal)
+    data = await decodeInWorker(sniffed.decoder, webm?.bytes ?? bytes, options.timeoutMs ?? 20_000, options.signal)
+    if (webm && webm.discardNs > 0) data = trimEnd(data, Math.round((webm.discardNs * data.sampleRate) / 1e9))
   } catch (err) {
     if (isAbortError(err)) throw err
     const reason = err instanceof Error ? err.message : String(err)
@@ -112,6 +116,11 @@ export async function decodeAndResample(
 
 function tooLong(fail: (msg: string) => SpeechError, seconds: number, max: number): SpeechError {
   return fail(`is ${seconds.toFixed(1)} s long; the limit is ${max} s`)
+}
+
+function trimEnd(data: RawAudio, samples: number): RawAudio {
+  const keep = Math.max(0, (data.channelData[0]?.length ?? 0) - samples)
+  return { ...data, channelData: data.channelData.map((c) => c.subarray(0, keep)) }
 }
 
 /** Averages the channels; non-finite values (broken float WAVs) become 0 and peaks are clamped. */

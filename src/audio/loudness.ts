@@ -40,15 +40,6 @@ function kWeighting(rate: number): [Biquad, Biquad] {
   return [{ ...shelf, ...state }, { ...highPass, ...state }]
 }
 
-function filter(f: Biquad, x: number): number {
-  const y = f.b0 * x + f.b1 * f.x1 + f.b2 * f.x2 - f.a1 * f.y1 - f.a2 * f.y2
-  f.x2 = f.x1
-  f.x1 = x
-  f.y2 = f.y1
-  f.y1 = y
-  return y
-}
-
 const toLufs = (meanSquare: number): number =>
   meanSquare > 0 ? -0.691 + 10 * Math.log10(meanSquare) : -Infinity
 
@@ -67,8 +58,23 @@ export function createLoudnessMeter(sampleRate: number): LoudnessMeter {
   let accCount = 0
   return {
     push(samples) {
+      // The two biquads inlined with their state in locals: this loop runs over every output sample.
+      const { b0: sb0, b1: sb1, b2: sb2, a1: sa1, a2: sa2 } = shelf
+      const { b0: hb0, b1: hb1, b2: hb2, a1: ha1, a2: ha2 } = highPass
+      let { x1: sx1, x2: sx2, y1: sy1, y2: sy2 } = shelf
+      let { x1: hx1, x2: hx2, y1: hy1, y2: hy2 } = highPass
       for (let i = 0; i < samples.length; i++) {
-        const y = filter(highPass, filter(shelf, samples[i]!))
+        const x = samples[i]!
+        const s = sb0 * x + sb1 * sx1 + sb2 * sx2 - sa1 * sy1 - sa2 * sy2
+        sx2 = sx1
+        sx1 = x
+        sy2 = sy1
+        sy1 = s
+        const y = hb0 * s + hb1 * hx1 + hb2 * hx2 - ha1 * hy1 - ha2 * hy2
+        hx2 = hx1
+        hx1 = s
+        hy2 = hy1
+        hy1 = y
         acc += y * y
         if (++accCount === hop) {
           hops.push(acc / hop)
@@ -76,6 +82,8 @@ export function createLoudnessMeter(sampleRate: number): LoudnessMeter {
           accCount = 0
         }
       }
+      Object.assign(shelf, { x1: sx1, x2: sx2, y1: sy1, y2: sy2 })
+      Object.assign(highPass, { x1: hx1, x2: hx2, y1: hy1, y2: hy2 })
     },
     integrated() {
       const blocks: number[] = []

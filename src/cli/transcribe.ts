@@ -4,15 +4,16 @@ import type { Command } from 'commander'
 import { decodeAudio } from '../audio/decode.js'
 import { createPocketsphinxEngine } from '../engines/asr/pocketsphinx/index.js'
 import { SpeechError } from '../errors.js'
+import { pieceBounds } from '../asr/pieces.js'
 import { transcribe, type TranscriptSegment } from '../asr/transcribe.js'
 import { ProgressBar } from './progress.js'
 
-/** Pieces as long as one API request may be (the spec's advice for longer recordings: split, add offsets). */
+/** Default piece length (the spec's advice for longer recordings: split, transcribe each, add offsets). */
 const PIECE_SEC = 10 * 60
 
 /**
- * `parla transcribe FILE`: any length, locally. The file is cut into 10-minute pieces, each transcribed
- * like one `/v1/asr` request, and each piece's start offset is added to its segments.
+ * `parla transcribe FILE`: any length, locally. The file is cut into pieces of at most 10 minutes, at pauses,
+ * each transcribed like one `/v1/asr` request, and each piece's start offset is added to its segments.
  */
 export function registerTranscribeCommand(program: Command): void {
   program
@@ -21,17 +22,24 @@ export function registerTranscribeCommand(program: Command): void {
     .argument('<file>')
     .option('--json', 'print {text, duration, segments} as JSON')
     .option('--workers <n>', 'decoder threads (default: CPU cores)')
-    .action(async (file: string, options: { json?: boolean; workers?: string }) => {
+    .option('--piece-seconds <n>', `longest piece transcribed at once, cut at a pause (default: ${PIECE_SEC})`)
+    .action(async (file: string, options: { json?: boolean; workers?: string; pieceSeconds?: string }) => {
+      const pieceSeconds = options.pieceSeconds === undefined ? PIECE_SEC : Number(options.pieceSeconds)
+      if (!(pieceSeconds >= 5 && pieceSeconds <= 3600)) {
+        process.stderr.write('parla: --piece-seconds must be a number of seconds from 5 to 3600\n')
+        process.exitCode = 2
+        return
+      }
       const engine = createPocketsphinxEngine(options.workers ? { workers: Number(options.workers) } : {})
       try {
-        const audio = await decodeAudio(new Uint8Array(await readFile(file)), { name: basename(file) })
+        // Hours of compressed audio can take longer to decode than the API's 20 s allowance.
+        const audio = await decodeAudio(new Uint8Array(await readFile(file)), { name: basename(file), timeoutMs: 30 * 60_000 })
         const bar = new ProgressBar(process.stderr, audio.durationSec)
-        const pieceLength = PIECE_SEC * audio.sampleRate
         const texts: string[] = []
         const segments: TranscriptSegment[] = []
-        for (let start = 0; start < audio.samples.length; start += pieceLength) {
+        for (const { start, end } of pieceBounds(audio.samples, audio.sampleRate, pieceSeconds)) {
           const offset = start / audio.sampleRate
-          const piece = audio.samples.subarray(start, Math.min(audio.samples.length, start + pieceLength))
+          const piece = audio.samples.subarray(start, end)
           const result = await transcribe(engine, { samples: piece, sampleRate: audio.sampleRate }, {
             language: 'en',
             timestamps: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BALANCED_FIRST_LENGTH } from './chunk.js'
+import { BALANCED_FIRST_LENGTH, LOW_FIRST_MAX_WORDS } from './chunk.js'
 import { planText } from './plan.js'
 import type { Latency, TextChunk, TextPipelineOptions } from './types.js'
 
@@ -88,6 +88,16 @@ describe('latency modes', () => {
     ])
   })
 
+  it(`low: a first clause of more than ${LOW_FIRST_MAX_WORDS} words is cut before its first phrase-opening word`, () => {
+    expect(contents('The quick brown fox jumps over the lazy dog, near the river bank.', options('low'))).toEqual([
+      'The quick brown fox jumps', 'over the lazy dog, near the river bank.',
+    ])
+    // Short clauses, and long ones with no preposition or conjunction, stay whole.
+    expect(contents('Please call me back, okay?', options('low'))[0]).toBe('Please call me back,')
+    expect(contents('Seven big yellow taxis raced past quickly today, honking.', options('low'))[0])
+      .toBe('Seven big yellow taxis raced past quickly today,')
+  })
+
   it('balanced: the first chunk is the first sentence, then whole sentences are packed', () => {
     expect(contents(STORY, options('balanced'))).toEqual([
       'Well, I think we should go now, because it is getting late and the roads are icy.',
@@ -142,7 +152,7 @@ describe('min_chunk_length', () => {
   it('merges a short last chunk into the previous one', () => {
     const long = 'This sentence is long enough to stand on its own as a chunk, surely it is.'
     expect(contents(`${long} Short end.`, { latency: 'low', minChunkLength: 30 })).toEqual([
-      'This sentence is long enough to stand on its own as a chunk,', 'surely it is. Short end.',
+      'This sentence is long enough', 'to stand on its own as a chunk, surely it is. Short end.',
     ])
   })
 

@@ -16,10 +16,17 @@ export interface ChunkPlanInput {
   readonly chunkLength: number
   readonly minChunkLength: number
   readonly latency: Latency
+  /** Whether word i opens a phrase (a preposition or conjunction): where `low` may cut a long first clause. */
+  readonly opensPhrase?: (i: number) => boolean
 }
 
 /** `low`: the first chunk ends at the first clause or sentence end that has at least this many words. */
 export const LOW_FIRST_MIN_WORDS = 3
+/**
+ * `low`: a first clause longer than this many words is cut before its first phrase-opening word ("The quick
+ * brown fox jumps | over the lazy dog,"), so the first audio waits for a couple of seconds of speech at most.
+ */
+export const LOW_FIRST_MAX_WORDS = 6
 /** `balanced`: the first sentence is split at clauses when longer than this (characters). */
 export const BALANCED_FIRST_LENGTH = 120
 
@@ -87,7 +94,18 @@ function firstChunkEnd(a: number, b: number, p: ChunkPlanInput): number {
     }
   }
   const limit = p.latency === 'balanced' ? Math.min(p.chunkLength, BALANCED_FIRST_LENGTH) : p.chunkLength
-  return (fit([a, end], limit, p)[0] as Range)[1]
+  const fitted = (fit([a, end], limit, p)[0] as Range)[1]
+  return p.latency === 'low' ? phraseEnd(a, fitted, p) : fitted
+}
+
+/** The end of the first phrase of a..end when that clause is long: just before a phrase-opening word. */
+function phraseEnd(a: number, end: number, p: ChunkPlanInput): number {
+  if (!p.opensPhrase || end - a + 1 <= LOW_FIRST_MAX_WORDS) return end
+  // At least LOW_FIRST_MIN_WORDS words before the cut, and two after it, so neither side is a fragment.
+  for (let i = a + LOW_FIRST_MIN_WORDS; i <= end - 1; i++) {
+    if (p.breakAfter(i - 1) === BREAK.none && p.opensPhrase(i)) return i - 1
+  }
+  return end
 }
 
 function segments(p: ChunkPlanInput): Range[] {

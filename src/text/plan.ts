@@ -8,6 +8,18 @@ import { expressionKey, parseTags } from './tags.js'
 import type { TextChunk, TextPipelineOptions } from './types.js'
 import { splitWords } from './words.js'
 
+/**
+ * English words that open a prosodic phrase (prepositions, conjunctions, relatives, the infinitive `to`):
+ * a speaker may pause before them, so `low` latency may end its first chunk there. `of` binds too tightly.
+ */
+const PHRASE_OPENERS: ReadonlySet<string> = new Set([
+  'about', 'above', 'across', 'after', 'against', 'along', 'among', 'around', 'at', 'because', 'before', 'behind',
+  'below', 'beneath', 'beside', 'between', 'beyond', 'but', 'by', 'during', 'for', 'from', 'if', 'in', 'into',
+  'near', 'onto', 'or', 'over', 'since', 'so', 'than', 'that', 'though', 'through', 'to', 'toward', 'towards',
+  'under', 'unless', 'until', 'upon', 'when', 'where', 'whether', 'which', 'while', 'who', 'with', 'within',
+  'without', 'and', 'although', 'on', 'as',
+])
+
 /** Text sampled per sentence for its language; enough for the script check. */
 const SENTENCE_SAMPLE = 200
 
@@ -79,6 +91,7 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
     chunkLength: clamp(options.chunkLength, 100, 300),
     minChunkLength: clamp(options.minChunkLength, 0, 100),
     latency: options.latency,
+    opensPhrase: (i) => langs[i]?.startsWith('en') === true && PHRASE_OPENERS.has((units[i] as Unit).word.text.toLowerCase()),
   })
   return ranges.map(([a, b]) => {
     const first = units[a] as Unit

@@ -33,7 +33,8 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
       throw multipartError(err, { maxUploadBytes: maxBytes, maxUploadFiles: 1 })
     }
   } else {
-    const body = request.body
+    // No body at all is a request without audio, not a malformed one.
+    const body = request.body ?? {}
     if (typeof body !== 'object' || body === null || Array.isArray(body) || ArrayBuffer.isView(body)) {
       throw invalidField(['body'], 'the body must be a map with an "audio" field (MessagePack bin, or base64 in JSON)', 'object_type')
     }
@@ -52,7 +53,7 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
   }
 }
 
-const tooLarge = (maxBytes: number) =>
+export const tooLarge = (maxBytes: number) =>
   new SpeechError('payload_too_large', `audio is larger than ${maxBytes} bytes (the limit is ${Math.round(maxBytes / 1e6)} MB); split the recording and send the parts one by one`)
 
 function optionalLanguage(value: unknown): { language?: string } {

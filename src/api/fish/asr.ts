@@ -1,8 +1,10 @@
 import { Type } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
+import { SpeechError } from '../../errors.js'
 import { clientSignal } from '../client-signal.js'
-import { readAsrBody } from './asr-body.js'
+import { fishErrorHandler } from '../error-wire.js'
+import { readAsrBody, tooLarge } from './asr-body.js'
 
 const Segment = Type.Object({ text: Type.String(), start: Type.Number({ description: 'seconds' }), end: Type.Number({ description: 'seconds' }) })
 const AsrResponse = Type.Object({
@@ -12,8 +14,15 @@ const AsrResponse = Type.Object({
   language: Type.String({ description: 'the language the audio was transcribed as' }),
 })
 
-/** Multipart and MessagePack bodies carry raw bytes; allow the spec's 20 MB of audio plus the framing. */
+/**
+ * Multipart and MessagePack bodies carry raw bytes, JSON carries base64 (4/3 as long): the body may hold the
+ * spec's 20 MB of audio in either, plus framing. The handler then checks the audio itself against 20 MB.
+ */
 const FRAMING_BYTES = 64 * 1024
+const bodyLimitFor = (maxBytes: number) => Math.ceil((maxBytes * 4) / 3) + FRAMING_BYTES
+
+/** Bodies this route reads; anything else (text, forms, raw audio) is a 415 before the body is read. */
+const ASR_TYPES = new Set(['multipart/form-data', 'application/msgpack', 'application/x-msgpack', 'application/vnd.msgpack', 'application/json'])
 
 /** `POST /v1/asr`: one audio file to text, duration and timed segments. */
 export async function asrRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
@@ -21,7 +30,17 @@ export async function asrRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post(
     '/v1/asr',
     {
-      bodyLimit: maxBytes + FRAMING_BYTES,
+      bodyLimit: bodyLimitFor(maxBytes),
+      onRequest: async (request) => {
+        const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
+        if (type && !ASR_TYPES.has(type)) {
+          throw new SpeechError('unsupported_media_type',
+            `Content-Type '${type}' is not accepted by /v1/asr; send multipart/form-data with the file in the field 'audio', or application/msgpack with {audio: <bin>}`)
+        }
+      },
+      // A MessagePack or JSON body over the limit says what the limit is, like an oversized multipart file.
+      errorHandler: (err, request, reply) =>
+        fishErrorHandler(err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? (tooLarge(maxBytes) as unknown as typeof err) : err, request, reply),
       schema: {
         summary: 'Speech to text',
         description:

@@ -31,6 +31,8 @@ const FRAME = 320
 const HOP = 80
 /** Voiced speech at 8 kHz crosses zero far less often than this; fricatives and noise more. */
 const MAX_VOICED_ZCR = 0.35
+/** Mean-square level (dB) the loud frames (95th percentile) are scaled to before YIN; see trackPitch. */
+const REFERENCE_DB = -19
 
 function zcr(x: Float32Array, from: number, length: number): number {
   let crossings = 0
@@ -52,9 +54,17 @@ export function trackPitch(samples: Float32Array, sampleRate: number, options: P
   }
   const gate = percentile(energy, 95) - (options.gateDb ?? 35)
   const detect = YIN({ sampleRate: RATE, threshold: 0.15 })
+  const frame = new Float32Array(FRAME)
+  // pitchfinder's YIN seeds its cumulative mean with a constant 1 (not scaled with the signal), so its
+  // voicing depends on absolute level: frames far below about -20 dB look periodic at ~3 kHz and are then
+  // rejected. That acts as a soft gate relative to the loud frames, which the figures in docs/voice-cloning.md
+  // were tuned with, but it made F0 coverage and the timbre frames change with recording level. The clip is
+  // therefore scaled so its loud frames sit at REFERENCE_DB: same behaviour at every input level.
+  const gain = 10 ** ((REFERENCE_DB - percentile(energy, 95)) / 20)
   const run = (f: number) => {
     if (energy[f]! < gate || energy[f]! < -70 || zcr(x, f * HOP, FRAME) > MAX_VOICED_ZCR) return 0
-    const hz = detect(x.subarray(f * HOP, f * HOP + FRAME))
+    for (let i = 0; i < FRAME; i++) frame[i] = x[f * HOP + i]! * gain
+    const hz = detect(frame)
     return hz !== null && Number.isFinite(hz) && hz >= minHz * 0.5 && hz <= maxHz * 2 ? hz : 0
   }
   // YIN dominates the cost, so it runs on even frames first; an odd frame between two voiced frames

@@ -64,7 +64,12 @@ export function timbreDescriptor(
     const start = f * hop
     if (energy[f]! < gate || (options.include && !options.include((start + size / 2) / rate))) continue
     used.push(start)
-    for (let i = 0; i < size; i++) re[i] = samples[start + i]! * window[i]!
+    // Without removing the frame's mean, a DC offset (-50 dBFS is common in recordings) leaks into the
+    // lowest bins and, through the cepstral smoothing, bends the envelope below ~500 Hz by several dB.
+    let mean = 0
+    for (let i = 0; i < size; i++) mean += samples[start + i]!
+    mean /= size
+    for (let i = 0; i < size; i++) re[i] = (samples[start + i]! - mean) * window[i]!
     im.fill(0)
     fft(re, im)
     for (let k = 0; k <= half; k++) {

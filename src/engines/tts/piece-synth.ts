@@ -23,9 +23,16 @@ const INNER_TRAIL = 0.15
 export async function* synthesizePieces(
   pieces: readonly TextPiece[],
   run: (piece: TextPiece) => Promise<PieceResult>,
-  options: { readonly sampleRate: number; readonly signal?: AbortSignal | undefined; readonly silenceLevel?: number },
+  options: {
+    readonly sampleRate: number
+    readonly signal?: AbortSignal | undefined
+    readonly silenceLevel?: number
+    /** Speaking-rate factor of the call: kept silences scale with it like the speech does. */
+    readonly rate?: number
+  },
 ): AsyncGenerator<SynthesisChunk> {
   const { sampleRate, signal, silenceLevel } = options
+  const stretch = 1 / (options.rate ?? 1)
   if (pieces.length === 0) return
   let next: Promise<PieceResult> | undefined = run(pieces[0]!)
   let elapsed = 0
@@ -37,8 +44,8 @@ export async function* synthesizePieces(
       const trimmed = trimSilence(
         result.samples,
         sampleRate,
-        i === 0 ? EDGE : INNER_LEAD,
-        i === pieces.length - 1 ? EDGE : INNER_TRAIL,
+        (i === 0 ? EDGE : INNER_LEAD) * stretch,
+        (i === pieces.length - 1 ? EDGE : INNER_TRAIL) * stretch,
         silenceLevel,
       )
       const duration = trimmed.samples.length / sampleRate
@@ -46,7 +53,8 @@ export async function* synthesizePieces(
       const clamp = (t: number): number => Math.min(elapsed + duration, Math.max(elapsed, t + shift))
       const words = result.words.map((w) => ({ ...w, start: clamp(w.start), end: clamp(w.end) }))
       elapsed += duration
-      if (trimmed.samples.length > 0 || words.length > 0) yield { samples: trimmed.samples, words }
+      const final = i === pieces.length - 1
+      if (trimmed.samples.length > 0 || words.length > 0) yield { samples: trimmed.samples, words, ...(final && { final }) }
     }
   } finally {
     next?.catch(() => {})

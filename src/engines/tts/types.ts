@@ -17,6 +17,8 @@ export interface EngineWord {
 export interface SynthesisChunk {
   readonly samples: Float32Array
   readonly words: readonly EngineWord[]
+  /** Set on the call's last chunk when the engine knows it is the last, so the caller can start its next call. */
+  readonly final?: boolean
 }
 
 export interface TtsVoice {
@@ -63,6 +65,8 @@ export interface TtsCapabilities {
   readonly wordTimings: 'exact' | 'estimated'
   /** Whether `rate` is honoured natively. */
   readonly rate: boolean
+  /** Rates the native control reaches (inclusive); beyond them the caller time-stretches the rest. Absent: any. */
+  readonly rateRange?: readonly [min: number, max: number]
   /** Whether `pitchSemitones` is honoured natively. */
   readonly pitch: boolean
   /** `incremental`: audio arrives in small pieces while synthesizing; `utterance`: one piece per call. */

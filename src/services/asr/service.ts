@@ -38,6 +38,11 @@ export function createAsrService(options: { readonly workers: number; readonly e
     get engine() {
       return getEngine()
     },
+    /** Starts the engine and waits until its decoders have loaded, so the first request is not slow. */
+    async warm(): Promise<void> {
+      const asr = getEngine() as AsrEngine & { ready?: () => Promise<void> }
+      await asr.ready?.()
+    },
     async transcribe(request: AsrRequest, signal?: AbortSignal): Promise<AsrResult> {
       const asr = getEngine()
       // Pocketsphinx has one model per language and no language identification, so "detected" means the

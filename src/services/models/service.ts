@@ -5,6 +5,7 @@ import type { Db } from '../../store/db/database.js'
 import { createModelRepository, type ModelFieldsPatch } from '../../store/db/repositories/models.js'
 import { coverMedia, createModel } from './create.js'
 import { detectLanguage } from './media.js'
+import { analysisStep, type SampleTranscriber } from './analysis-step.js'
 import { qualityStep } from './quality-step.js'
 import { createTrainingQueue, type TrainingQueue, type TrainingStep } from './training.js'
 import type {
@@ -23,9 +24,16 @@ export interface ModelServiceOptions {
   readonly decode: DecodeAudio
   readonly minSampleSeconds: number
   readonly maxSampleSeconds: number
-  /** Training steps after the quality check (issue 6 adds voice analysis here). */
+  /** English ASR for samples sent without a transcript (`texts` are optional). */
+  readonly transcribe?: SampleTranscriber
+  /** Least speech a sample needs to pass; default `minSampleSeconds`. */
+  readonly minSpeechSeconds?: number
+  /** Training steps after the quality check and the voice analysis (tests use it to stall a job). */
   readonly extraSteps?: readonly TrainingStep[]
   readonly trainingConcurrency?: number
+  /** See TrainingOptions. */
+  readonly trainingTimeoutMs?: number
+  readonly closeTimeoutMs?: number
   readonly onError?: (err: unknown, context: string) => void
 }
 
@@ -53,8 +61,19 @@ export function createModelService(options: ModelServiceOptions) {
     repo,
     blobs: options.blobs,
     decode: options.decode,
-    steps: [qualityStep(options), ...(options.extraSteps ?? [])],
+    steps: [
+      qualityStep(options),
+      analysisStep({
+        blobs: options.blobs,
+        repo,
+        minSpeechSeconds: options.minSpeechSeconds ?? options.minSampleSeconds,
+        ...(options.transcribe && { transcribe: options.transcribe }),
+      }),
+      ...(options.extraSteps ?? []),
+    ],
     concurrency: options.trainingConcurrency ?? 1,
+    ...(options.trainingTimeoutMs !== undefined && { jobTimeoutMs: options.trainingTimeoutMs }),
+    ...(options.closeTimeoutMs !== undefined && { closeTimeoutMs: options.closeTimeoutMs }),
     onError: (err, id) => options.onError?.(err, `training model ${id}`),
   })
 
@@ -130,9 +149,9 @@ export function createModelService(options: ModelServiceOptions) {
 
     async remove(accountId: string, id: string): Promise<void> {
       await writable(accountId, id)
-      const keys = await repo.blobKeys(id)
-      // Row first: a crash after this leaves only unregistered blobs, which recovery deletes.
-      if (await repo.delete(id)) await deleteBlobs(keys)
+      // Row first: a crash after this leaves only unregistered blobs, which recovery deletes. Everything under
+      // the model's prefix goes, also a copy a running training step wrote but had not registered yet.
+      if (await repo.delete(id)) await deleteBlobs(await options.blobs.list(`models/${id}/`))
     },
 
     async sample(accountId: string, id: string, index: number): Promise<StoredFile> {

@@ -1,13 +1,15 @@
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
 import type { ModelRepository } from '../../store/db/repositories/models.js'
-import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord } from './types.js'
+import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord, StoredSample } from './types.js'
 
 /** One stored sample, decoded for the steps. `audio` is null when the stored bytes no longer decode. */
 export interface TrainingSample {
   readonly index: number
   readonly filename: string
   readonly text: string
+  /** The stored bytes (null when the blob is missing). */
+  readonly bytes: Uint8Array | null
   readonly audio: DecodedAudio | null
 }
 
@@ -29,8 +31,10 @@ export interface TrainingOutput {
   readonly audios?: readonly AudioQualityEntry[]
   readonly usable?: readonly number[]
   readonly languages?: readonly string[]
-  /** The voice profile (issue 6: voice analysis); stored as JSON. */
+  /** The voice profile (voice analysis); stored as JSON. */
   readonly profile?: unknown
+  /** The model's samples with what training learnt (transcripts from ASR). */
+  readonly samples?: readonly StoredSample[]
 }
 
 export interface TrainingStep {
@@ -45,6 +49,10 @@ export interface TrainingOptions {
   readonly steps: readonly TrainingStep[]
   /** Models trained at the same time; decoding and measuring are CPU-bound, so 1 on small machines. */
   readonly concurrency?: number
+  /** A job running longer than this fails the model (a hung step must not leave it in `training`). Default 10 min. */
+  readonly jobTimeoutMs?: number
+  /** How long `close()` waits for aborted jobs to stop. Default 10 s. */
+  readonly closeTimeoutMs?: number
   readonly now?: () => string
   readonly onError?: (err: unknown, modelId: string) => void
 }
@@ -54,7 +62,7 @@ export interface TrainingQueue {
   enqueue(id: string): void
   /** Resolves when nothing is queued or running. */
   idle(): Promise<void>
-  /** Stops taking jobs, aborts the running ones and waits for them. */
+  /** Stops taking jobs, aborts the running ones and waits for them (at most `closeTimeoutMs`). */
   close(): Promise<void>
 }
 
@@ -65,6 +73,7 @@ export interface TrainingQueue {
 export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
   const concurrency = Math.max(1, options.concurrency ?? 1)
   const now = options.now ?? (() => new Date().toISOString())
+  const jobTimeoutMs = options.jobTimeoutMs ?? 10 * 60_000
   const pending: string[] = []
   const known = new Set<string>()
   const running = new Map<string, AbortController>()
@@ -76,9 +85,11 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
       const id = pending.shift()!
       const controller = new AbortController()
       running.set(id, controller)
+      const timer = setTimeout(() => controller.abort(new JobTimeout(jobTimeoutMs)), jobTimeoutMs)
       void train(id, controller.signal)
         .catch((err) => options.onError?.(err, id))
         .finally(() => {
+          clearTimeout(timer)
           running.delete(id)
           known.delete(id)
           pump()
@@ -103,14 +114,15 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
           quality: { ...model.quality, updated_at: now(), audios: output.audios },
           ...(output.languages ? { languages: output.languages } : {}),
           ...(output.profile !== undefined ? { profile: output.profile } : {}),
+          ...(output.samples ? { samples: output.samples } : {}),
         },
         now(),
         ['training'],
       )
     } catch (err) {
       // Aborted by shutdown: leave it in `training`; the next start re-queues it.
-      if (signal.aborted) return
-      const reason = err instanceof SpeechError ? err.message : 'training failed: internal error'
+      if (signal.aborted && !(signal.reason instanceof JobTimeout)) return
+      const reason = signal.reason instanceof JobTimeout ? signal.reason.message : err instanceof SpeechError ? err.message : 'training failed: internal error'
       if (!(err instanceof SpeechError)) options.onError?.(err, id)
       await options.repo.setState(id, { state: 'failed', stateReason: reason }, now(), ['training'])
     }
@@ -121,21 +133,24 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
     for (const [index, s] of model.samples.entries()) {
       signal.throwIfAborted()
       const bytes = await options.blobs.get(s.key)
-      const audio = bytes ? await options.decode(bytes, { name: s.filename }).catch(() => null) : null
-      samples.push({ index, filename: s.filename, text: s.text, audio })
+      // The decoder may take ownership of what it is given; the steps still need the stored bytes.
+      const audio = bytes ? await options.decode(new Uint8Array(bytes), { name: s.filename }).catch(() => null) : null
+      samples.push({ index, filename: s.filename, text: s.text, bytes, audio })
     }
     const usable = samples.map((s) => s.index)
     let ctx: TrainingContext = { model, samples, signal, audios: model.quality.audios, usable }
     let languages: readonly string[] | undefined
     let profile: unknown
+    let stored: readonly StoredSample[] | undefined
     for (const step of options.steps) {
       signal.throwIfAborted()
       const out = (await step.run(ctx)) ?? {}
       ctx = { ...ctx, audios: out.audios ?? ctx.audios, usable: out.usable ?? ctx.usable }
       if (out.languages) languages = out.languages
       if (out.profile !== undefined) profile = out.profile
+      if (out.samples) stored = out.samples
     }
-    return { audios: ctx.audios, usable: ctx.usable, languages, profile }
+    return { audios: ctx.audios, usable: ctx.usable, languages, profile, samples: stored }
   }
 
   return {
@@ -152,12 +167,24 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
     async close() {
       closed = true
       pending.length = 0
-      for (const c of running.values()) c.abort()
+      for (const c of running.values()) c.abort(new DOMException('[training] shutting down', 'AbortError'))
+      // A step that ignores its signal must not hold shutdown forever: its model stays in `training` and
+      // the next start re-queues it, exactly as after a crash.
+      let timer: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
-        if (running.size === 0) resolve()
-        else waiters.push(resolve)
+        if (running.size === 0) return resolve()
+        waiters.push(resolve)
+        timer = setTimeout(resolve, options.closeTimeoutMs ?? 10_000)
       })
+      clearTimeout(timer)
     },
+  }
+}
+
+/** The abort reason of a job that ran past `jobTimeoutMs`. */
+class JobTimeout extends Error {
+  constructor(ms: number) {
+    super(`training did not finish within ${Math.round(ms / 1000)} s; try again with fewer or shorter samples`)
   }
 }
 

@@ -4,6 +4,7 @@ import { createResampler } from '../../audio/resample.js'
 import type { SynthesisChunk } from '../../engines/tts/types.js'
 import type { TextChunk } from '../../text/types.js'
 import { EdgeSmoother } from './joins.js'
+import { Lookahead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
 import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
@@ -40,7 +41,24 @@ export interface RenderOptions {
  * seamless. Timing snapshots are emitted as words are rendered.
  */
 export async function* renderSpeech(options: RenderOptions): AsyncGenerator<RenderEvent> {
+  const lookahead = new Lookahead()
+  try {
+    yield* renderChunks(options, lookahead)
+  } finally {
+    lookahead.close()
+  }
+}
+
+async function* renderChunks(options: RenderOptions, lookahead: Lookahead): AsyncGenerator<RenderEvent> {
   const { chunks, params, outputRate, signal } = options
+  const startCall = (chunk: TextChunk): AsyncIterable<SynthesisChunk> => {
+    const voice = options.chooseVoice(chunk.speaker, chunk.language)
+    const plan = controlsFor(voice, chunk, params)
+    return voice.engine.synthesize(
+      { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling },
+      { signal },
+    )
+  }
   let current: Resampler | undefined
   // Times come from the audio fed to the resampler (skip_zeros: output sample n is input time n / outputRate),
   // not from what it has output yet, which lags by the filter's latency.
@@ -83,22 +101,25 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
     }
 
     yield snapshot()
-    const pieces = engine.synthesize(
-      { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling },
-      { signal },
-    )
+    const pieces = lookahead.take(seq, () => startCall(chunk))
     for await (const piece of pieces) {
       signal?.throwIfAborted()
+      const next = chunks[seq + 1]
+      if (piece.final && next) lookahead.prefetch(seq + 1, () => startCall(next))
       const samples = await processPiece(piece, rate, plan, options.stretch, signal)
       const pieceEngineStart = engineSeconds
       const pieceStart = processedSeconds
       engineSeconds += piece.samples.length / rate
       processedSeconds += samples.length / rate
       const stretch = piece.samples.length > 0 ? samples.length / piece.samples.length : 1
-      timeline.add(piece.words, (t) => pieceStart + (t - pieceEngineStart) * stretch)
-      const out = emit(smoother.push(leveler.push(samples)))
-      if (out.length > 0) yield { type: 'audio', samples: out }
-      if (piece.words.length > 0 && out.length > 0) yield snapshot()
+      timeline.addPiece(piece.words, piece.samples, rate, pieceEngineStart, (t) => pieceStart + (t - pieceEngineStart) * stretch)
+      let sent = 0
+      for (const block of blocks(leveler.push(samples), rate, offsetSec === 0 && chunkSamples === 0)) {
+        const out = emit(smoother.push(block))
+        sent += out.length
+        if (out.length > 0) yield { type: 'audio', samples: out }
+      }
+      if (piece.words.length > 0 && sent > 0) yield snapshot()
     }
     const pause = new Float32Array(Math.round((rate * chunk.pauseAfterMs) / 1000 / params.speed))
     const tail = emit(concatSamples([smoother.push(leveler.end()), smoother.end(), pause]))
@@ -108,6 +129,22 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
   }
   const rest = current?.flush()
   if (rest && rest.length > 0) yield { type: 'audio', samples: rest }
+}
+
+/** Longest block of audio passed down the chain at once; the first block of a response is much shorter. */
+const BLOCK_SEC = 0.5
+const FIRST_BLOCK_SEC = 0.05
+
+/**
+ * Engines that speak a sentence at a time deliver seconds of audio at once. It goes down the chain
+ * (edges, resampler, encoder, socket) in blocks, the very first one short, so the first bytes leave as
+ * soon as they are encoded instead of after the whole piece is.
+ */
+function* blocks(samples: Float32Array, rate: number, first: boolean): Generator<Float32Array> {
+  let size = Math.round(rate * (first ? FIRST_BLOCK_SEC : BLOCK_SEC))
+  for (let at = 0; at < samples.length; at += size, size = Math.round(rate * BLOCK_SEC)) {
+    yield samples.subarray(at, Math.min(samples.length, at + size))
+  }
 }
 
 interface Controls {
@@ -123,12 +160,16 @@ function controlsFor(voice: VoiceRender, chunk: TextChunk, params: TtsParams): C
   const caps = voice.engine.capabilities
   const a = voice.adaptation
   const rate = params.speed * chunk.expression.rate * (a?.rate ?? 1)
-  const nativeRate = caps.rate ? rate : 1
+  // A cloned voice's tempo may go to Rubber Band along with its pitch (`tempoByDsp`, see voice-resolver.ts).
+  const wanted = a?.tempoByDsp ? rate / a.rate : rate
+  // The engine's control as far as it reaches; Rubber Band stretches the rest.
+  const [lo, hi] = caps.rateRange ?? [0, Infinity]
+  const nativeRate = caps.rate ? Math.min(hi, Math.max(lo, wanted)) : 1
   // Expression pitch (a few semitones) uses the engine's control where it has one; a cloned voice's pitch
   // always goes through Rubber Band, whose shift is exact.
   const nativePitch = caps.pitch && voice.pitchControl !== false ? chunk.expression.pitchSemitones : 0
   const dspPitch = chunk.expression.pitchSemitones - nativePitch + (a?.pitchSemitones ?? 0)
-  const timeRatio = caps.rate ? 1 : 1 / rate
+  const timeRatio = nativeRate / rate
   const pitchScale = 2 ** (dspPitch / 12)
   const formantScale = a?.formantScale ?? 1
   const needsDsp = Math.abs(timeRatio - 1) > 1e-3 || Math.abs(pitchScale - 1) > 1e-3 || Math.abs(formantScale - 1) > 1e-3

@@ -1,16 +1,20 @@
 import type { Config } from '../../config/schema.js'
 import { stretchAndShift } from '../../audio/dsp/rubberband.js'
-import { createBaseProfiles } from '../../voices/base-profiles.js'
+import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profiles.js'
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
 import { createEngineSet, type EngineSet } from './engines.js'
 import { createTtsService, type TtsService } from './service.js'
-import { createVoiceResolver, type ModelLookup } from './voice-resolver.js'
+import { createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 
 export interface TtsStack {
   readonly engines: EngineSet
   readonly catalog: BuiltinCatalog
   readonly references: ReferenceProfiles
+  /** Measured profiles of the built-in voices a cloned voice may be based on. */
+  readonly baseProfiles: BaseProfiles
+  /** `reference_id` / `references` → voices; what `tts` uses (tests and benchmarks inspect the choice). */
+  readonly resolveVoices: VoiceResolver
   readonly tts: TtsService
   close(): Promise<void>
 }
@@ -20,11 +24,14 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
   const engines = createEngineSet({ festivalProcesses: config.festivalProcesses })
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles: createBaseProfiles(catalog), references, lookupModel })
+  const baseProfiles = createBaseProfiles(catalog)
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel })
   return {
     engines,
     catalog,
     references,
+    baseProfiles,
+    resolveVoices,
     tts: createTtsService({ resolveVoices, stretch: stretchAndShift }),
     close: () => engines.close(),
   }

@@ -7,6 +7,8 @@ export interface VoiceAdaptation {
   readonly rate: number
   readonly formantScale: number
   readonly gainDb: number
+  /** Apply `rate` with Rubber Band instead of the engine's rate control (it runs anyway for the pitch). */
+  readonly tempoByDsp?: boolean
 }
 
 /** A voice ready to speak: the engine and engine voice, plus any adaptation to a reference speaker. */

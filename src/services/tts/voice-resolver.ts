@@ -20,6 +20,13 @@ export interface UsableModel {
   readonly profile: VoiceProfile | null
 }
 
+/** Why a model cannot speak yet, by state (409). */
+const NOT_READY: Record<string, (reason: string) => string> = {
+  created: () => 'is waiting to be trained (state: created); use it once its state is trained',
+  training: () => 'is still training (state: training); use it once its state is trained',
+  failed: (reason) => `failed training (state: failed): ${reason || 'no reason recorded'}; create it again with better samples`,
+}
+
 /** Reads a model the principal may use (own, public or unlisted); null when there is none. */
 export type ModelLookup = (id: string, principal: Principal) => Promise<UsableModel | null>
 
@@ -43,10 +50,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
     const model = await deps.lookupModel(id, principal)
     if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
-    if (model.state !== 'trained') {
-      const why = model.state === 'failed' ? `failed training: ${model.stateReason || 'no reason recorded'}` : `is still ${model.state}; use it once its state is trained`
-      throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
-    }
+    if (model.state !== 'trained') throw new SpeechError('not_ready', `Voice model '${id}' ${NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`}`)
     if (model.builtinVoice) return { modelId: id, builtin: model.builtinVoice }
     if (model.profile) return { modelId: id, profile: model.profile }
     throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
@@ -71,9 +75,13 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
       }),
     )
     const choice = chooseBaseVoice(profile, candidates, language)?.candidate ?? candidates[0]!
-    // Pitch goes through Rubber Band (exact); rate through the engine where it can (no artefacts).
+    // Pitch goes through Rubber Band (exact). Tempo goes with it when Rubber Band runs anyway: HTS's own rate
+    // control also moves the spectral envelope (measured: timbre distance to a time-stretched reference up to
+    // 1.18 dB against 0.60-0.75 dB with Rubber Band, docs/voice-cloning.md); alone, the engine's control is used.
     const plan = planAdaptation(profile, choice.profile, { pitch: false, rate: choice.found.engine.capabilities.rate })
-    return { ...toRender(modelId, choice.found), adaptation: { pitchSemitones: plan.pitchSemitones, rate: plan.rate, formantScale: plan.formantScale, gainDb: plan.gainDb } }
+    const tempoByDsp = plan.pitchSemitones !== 0 || plan.formantScale !== 1
+    const adaptation = { pitchSemitones: plan.pitchSemitones, rate: plan.rate, formantScale: plan.formantScale, gainDb: plan.gainDb, tempoByDsp }
+    return { ...toRender(modelId, choice.found), adaptation }
   }
 
   return async (params: TtsParams, principal: Principal, needs: readonly { speaker: number; language: string }[], signal?: AbortSignal): Promise<VoiceChooser> => {

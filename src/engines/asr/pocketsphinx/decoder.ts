@@ -35,10 +35,13 @@ export class PocketsphinxDecoder {
   constructor(args: readonly string[]) {
     this.#api = loadPocketsphinx()
     this.#config = this.#api.cmd_ln_parse_r(null, this.#api.ps_args(), args.length, args, 1)
-    if (!this.#config) throw new SpeechError('unavailable', `[pocketsphinx] invalid decoder arguments: ${args.join(' ')}`)
+    if (!this.#config) {
+      throw new SpeechError('unavailable', `[pocketsphinx] invalid decoder arguments: ${args.join(' ')}`)
+    }
     this.#ps = this.#api.ps_init(this.#config)
     if (!this.#ps) {
-      throw new SpeechError('unavailable', '[pocketsphinx] ps_init failed; check that pocketsphinx-en-us is installed')
+      const msg = '[pocketsphinx] ps_init failed; check that pocketsphinx-en-us is installed'
+      throw new SpeechError('unavailable', msg)
     }
     this.#resetCmn = cmnResetter(this.#api, this.#ps)
   }

@@ -8,7 +8,7 @@ import { DecoderPool, type WorkerEntry } from './pool.js'
 import { DEFAULT_PRESET, decoderArgs, MODEL_DIR, type DecoderPreset } from './settings.js'
 
 export interface PocketsphinxEngineOptions {
-  /** Decoder threads; each holds its own model (about 60 MB). Default: the number of CPU cores. */
+  /** Decoder threads; each holds its own model (about 100 MB of native memory). Default: the number of CPU cores. */
   readonly workers?: number
   /** Decoder settings; see settings.ts and docs/decisions.md. */
   readonly preset?: DecoderPreset
@@ -58,7 +58,8 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
   const workers = Math.max(1, Math.floor(options.workers ?? availableParallelism()))
   const modelDir = options.modelDir ?? MODEL_DIR
   if (!existsSync(`${modelDir}/en-us.lm.bin`)) {
-    throw new SpeechError('unavailable', `[pocketsphinx] no model in ${modelDir}; install the Debian package pocketsphinx-en-us`)
+    const msg = `[pocketsphinx] no model in ${modelDir}; install the Debian package pocketsphinx-en-us`
+    throw new SpeechError('unavailable', msg)
   }
   const pool = new DecoderPool({
     size: workers,
@@ -69,7 +70,9 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
     },
     ...(options.stopTimeoutMs !== undefined ? { stopTimeoutMs: options.stopTimeoutMs } : {}),
   })
-  const capabilities = { languages: ['en'], sampleRate: SAMPLE_RATE, maxUtteranceSeconds: 20, parallelism: workers }
+  const capabilities = {
+    languages: ['en'], sampleRate: SAMPLE_RATE, maxUtteranceSeconds: 20, parallelism: workers,
+  }
   return {
     id: 'pocketsphinx',
     capabilities,
@@ -78,7 +81,8 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
       const language = baseLanguage(callOptions.language)
       if (!capabilities.languages.includes(language)) {
         return Promise.reject(new SpeechError('bad_request',
-          `[pocketsphinx] language '${callOptions.language}' is not supported; use one of: ${capabilities.languages.join(', ')}`))
+          `[pocketsphinx] language '${callOptions.language}' is not supported; ` +
+            `use one of: ${capabilities.languages.join(', ')}`))
       }
       return pool.run(samples, callOptions.signal)
     },

@@ -50,7 +50,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
     )
   }
   api = {
-    cmd_ln_parse_r: base.func('void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
+    cmd_ln_parse_r: base.func(
+      'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
     cmd_ln_free_r: base.func('int cmd_ln_free_r(void *config)'),
     logmath_exp: base.func('double logmath_exp(void *lmath, int logp)'),
     // mfcc_t is float in Debian's floating-point build.
@@ -63,7 +64,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_free: ps.func('int ps_free(void *ps)'),
     ps_start_stream: ps.func('int ps_start_stream(void *ps)'),
     ps_start_utt: ps.func('int ps_start_utt(void *ps)'),
-    ps_process_raw: ps.func('int ps_process_raw(void *ps, const int16_t *data, size_t n, int noSearch, int fullUtt)'),
+    ps_process_raw: ps.func(
+      'int ps_process_raw(void *ps, const int16_t *data, size_t n, int noSearch, int fullUtt)'),
     ps_end_utt: ps.func('int ps_end_utt(void *ps)'),
     ps_seg_iter: ps.func('void *ps_seg_iter(void *ps)'),
     ps_seg_next: ps.func('void *ps_seg_next(void *seg)'),

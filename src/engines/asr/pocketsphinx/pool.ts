@@ -62,6 +62,7 @@ export class DecoderPool {
   /** Resolves when every worker has its decoder loaded; rejects when the decoder cannot be created. */
   ready(): Promise<void> {
     if (this.#fatal) return Promise.reject(this.#fatal)
+    if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
     if (this.#slots.every((s) => s.ready)) return Promise.resolve()
     const waiting = new Promise<void>((resolve, reject) => this.#readyWaiters.push({ resolve, reject }))
     this.#updateRefs()
@@ -75,7 +76,9 @@ export class DecoderPool {
     if (samples.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
       // A private copy: posting a view would clone its whole backing buffer, and the copy can be transferred.
-      const job: Job = { id: this.#nextId++, samples: samples.slice(), resolve, reject, cleanup: () => {}, settled: false }
+      const job: Job = {
+        id: this.#nextId++, samples: samples.slice(), resolve, reject, cleanup: () => {}, settled: false,
+      }
       if (signal) {
         const onAbort = () => this.#abort(job, signal)
         signal.addEventListener('abort', onAbort, { once: true })
@@ -101,9 +104,10 @@ export class DecoderPool {
     }))
   }
 
-  /** Asks a worker to free its decoder and end once its current job (if any) is over. */
+  /** Asks a worker to stop its current job (if any), free its decoder and end. */
   #retire(slot: Slot): void {
     clearTimeout(slot.stopTimer)
+    if (slot.job) Atomics.store(slot.cancel, 0, slot.job.id)
     slot.job = undefined
     slot.ready = false
     const close: WorkerRequest = { type: 'close' }
@@ -147,7 +151,8 @@ export class DecoderPool {
       return
     }
     if (reply.type === 'init-failed') {
-      this.#fail(new SpeechError('unavailable', reply.message.startsWith('[') ? reply.message : `[pocketsphinx] ${reply.message}`))
+      const msg = reply.message.startsWith('[') ? reply.message : `[pocketsphinx] ${reply.message}`
+      this.#fail(new SpeechError('unavailable', msg))
       return
     }
     const job = slot.job
@@ -166,10 +171,14 @@ export class DecoderPool {
     if (index < 0 || this.#closed || this.#fatal) return
     const job = slot.job
     this.#release(slot)
-    if (job) this.#settle(job, new SpeechError('engine_failed', `[pocketsphinx] decoder worker died: ${err.message}`, { cause: err }))
+    if (job) {
+      const msg = `[pocketsphinx] decoder worker died: ${err.message}`
+      this.#settle(job, new SpeechError('engine_failed', msg, { cause: err }))
+    }
     if (!slot.ready && !this.#fatal) {
       // Dying before the decoder loaded will happen again: stop instead of respawning forever.
-      this.#fail(new SpeechError('unavailable', `[pocketsphinx] decoder worker failed to start: ${err.message}`, { cause: err }))
+      const msg = `[pocketsphinx] decoder worker failed to start: ${err.message}`
+      this.#fail(new SpeechError('unavailable', msg, { cause: err }))
       return
     }
     this.#slots[index] = this.#spawn()

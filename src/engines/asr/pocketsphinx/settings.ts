@@ -36,7 +36,9 @@ export function mergeArgs(...lists: readonly (readonly string[])[]): string[] {
  * front end drops frames it thinks are silence and every word time after them shifts (the "+56 s on a
  * 60 s utterance" symptom); Parla's own VAD already cuts the silences out.
  */
-export function decoderArgs(preset: DecoderPreset, modelDir = MODEL_DIR, extra: readonly string[] = []): string[] {
+export function decoderArgs(
+  preset: DecoderPreset, modelDir = MODEL_DIR, extra: readonly string[] = [],
+): string[] {
   const base = [
     '-hmm', `${modelDir}/en-us`,
     '-lm', `${modelDir}/en-us.lm.bin`,

@@ -7,7 +7,7 @@ import { StreamTrimmer } from '../silence.js'
 import type { SynthesisRequest, TtsEngine, TtsEngineFactory, TtsVoice } from '../types.js'
 import { EspeakWorker } from './espeak-worker.js'
 import { escapeSsml } from './ssml.js'
-import { pitchForSemitones, toVoices, wordsPerMinute, type EspeakVoice } from './voices.js'
+import { pitchForSemitones, RATE_RANGE, toVoices, wordsPerMinute, type EspeakVoice } from './voices.js'
 import { WordTracker } from './words.js'
 
 const EDGE_SILENCE = 0.06
@@ -47,7 +47,7 @@ export async function createEspeakEngine(options: { readonly processes?: number 
   return {
     id: 'espeak-ng',
     sampleRate,
-    capabilities: { languages, wordTimings: 'exact', rate: true, pitch: true, streaming: 'incremental', sampling: [] },
+    capabilities: { languages, wordTimings: 'exact', rate: true, rateRange: RATE_RANGE, pitch: true, streaming: 'incremental', sampling: [] },
     voices: () => listed,
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       const voice = byId.get(request.voice)
@@ -64,7 +64,9 @@ export async function createEspeakEngine(options: { readonly processes?: number 
         wordsPerMinute: wordsPerMinute(request.rate ?? 1),
         pitch: pitchForSemitones(request.pitchSemitones ?? 0),
       })
-      const trimmer = new StreamTrimmer(sampleRate, EDGE_SILENCE, EDGE_SILENCE)
+      // Kept silence scales with the rate like the speech does.
+      const edge = EDGE_SILENCE / (request.rate ?? 1)
+      const trimmer = new StreamTrimmer(sampleRate, edge, edge)
       const envelope = new Envelope(sampleRate)
       const tracker = new WordTracker(request.text, toText)
       let raw = 0
@@ -85,7 +87,7 @@ export async function createEspeakEngine(options: { readonly processes?: number 
         envelope.push(tail)
         emitted += tail.length
         const words = tracker.finish(raw / sampleRate, timeline())
-        if (tail.length > 0 || words.length > 0) yield { samples: tail, words }
+        if (tail.length > 0 || words.length > 0) yield { samples: tail, words, final: true }
       } finally {
         if (run.finished) release(worker)
         else {

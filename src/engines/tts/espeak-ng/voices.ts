@@ -56,3 +56,6 @@ export function pitchForSemitones(semitones: number): number {
 export function wordsPerMinute(rate: number): number {
   return Math.round(Math.min(450, Math.max(80, 175 * rate)))
 }
+
+/** The rate factors `wordsPerMinute` reaches without clamping. */
+export const RATE_RANGE = [80 / 175, 450 / 175] as const

@@ -7,6 +7,7 @@ import { ResourcePool } from '../pool.js'
 import { splitSentences, type TextPiece } from '../split-sentences.js'
 import type { SynthesisRequest, TtsEngine, TtsEngineFactory, TtsVoice } from '../types.js'
 import { FestivalProcess } from './process.js'
+import { FESTIVAL_RATE_RANGE, htsRate } from './rate.js'
 
 const VOICES: readonly TtsVoice[] = [
   {
@@ -76,6 +77,7 @@ export async function createFestivalEngine(options: { readonly processes?: numbe
       languages: ['en', 'en-us'],
       wordTimings: 'exact',
       rate: true,
+      rateRange: FESTIVAL_RATE_RANGE,
       pitch: false,
       streaming: 'utterance',
       sampling: [],
@@ -90,10 +92,11 @@ export async function createFestivalEngine(options: { readonly processes?: numbe
       if (pieces.length === 0) return
       const ascii = toAsciiText(request.text)
       const rate = request.rate ?? 1
+      const hts = htsRate(rate)
       const { signal } = callOptions
       const proc = await pool.acquire(signal)
       try {
-        yield* synthesizePieces(pieces, (p) => runPiece(proc, ascii, p, rate), { sampleRate, signal })
+        yield* synthesizePieces(pieces, (p) => runPiece(proc, ascii, p, hts), { sampleRate, signal, rate })
       } finally {
         // A process still working on a piece nobody will read is killed rather than waited for.
         if (proc.alive && proc.pending === 0) pool.release(proc)

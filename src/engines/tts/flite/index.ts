@@ -108,7 +108,8 @@ export async function createFliteEngine(options: { readonly processes?: number }
         }
       }
       try {
-        yield* synthesizePieces(pieces, run, { sampleRate: SAMPLE_RATE, signal, silenceLevel: NOISE_FLOOR })
+        const rate = Math.min(4, Math.max(0.25, request.rate ?? 1))
+        yield* synthesizePieces(pieces, run, { sampleRate: SAMPLE_RATE, signal, silenceLevel: NOISE_FLOOR, rate })
       } finally {
         if (worker.alive && inFlight === 0) pool.release(worker)
         else pool.discard(worker)

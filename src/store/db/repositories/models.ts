@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely'
-import type { ListModelsQuery, ModelRecord, ModelState, QualityReport } from '../../../services/models/types.js'
+import type { ListModelsQuery, ModelRecord, ModelState, QualityReport, StoredSample } from '../../../services/models/types.js'
 import type { Db } from '../database.js'
 import type { BlobsTable, Database } from '../schema.js'
 import { RECORD_COLUMNS, toRecord, toRow, type ModelRow } from './model-rows.js'
@@ -11,6 +11,8 @@ export interface ModelStatePatch {
   readonly quality?: QualityReport
   readonly languages?: readonly string[]
   readonly profile?: unknown
+  /** Samples with transcripts filled in by training (ASR). */
+  readonly samples?: readonly StoredSample[]
 }
 
 /** Columns PATCH /model may change. */
@@ -156,6 +158,7 @@ export function createModelRepository(db: Db) {
             ...(patch.stateReason !== undefined ? { state_reason: patch.stateReason } : {}),
             ...(patch.quality !== undefined ? { quality: JSON.stringify(patch.quality) } : {}),
             ...(patch.languages !== undefined ? { languages: JSON.stringify(patch.languages) } : {}),
+            ...(patch.samples !== undefined ? { samples: JSON.stringify(patch.samples) } : {}),
             ...profile,
           })
           .where('id', '=', id)
@@ -163,6 +166,19 @@ export function createModelRepository(db: Db) {
         const changed = Number((await update.executeTakeFirst()).numUpdatedRows) > 0
         if (changed && patch.languages !== undefined) await writeIndex(trx, 'languages', id, patch.languages, true)
         return changed
+      })
+    },
+
+    /**
+     * Registers a blob training wrote (an enhanced sample) if the model still exists; idempotent, so a
+     * re-run after a restart may register the same key again. False when the model is gone.
+     */
+    async registerBlob(row: BlobsTable): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const model = await trx.selectFrom('models').select('id').where('id', '=', row.model_id).executeTakeFirst()
+        if (!model) return false
+        await trx.insertInto('model_blobs').values(row).onConflict((oc) => oc.column('key').doUpdateSet({ size: row.size })).execute()
+        return true
       })
     },
 
