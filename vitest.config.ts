@@ -8,5 +8,6 @@ export default defineConfig({
     // Engines start processes and wasm per file; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 })
