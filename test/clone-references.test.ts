@@ -131,7 +131,9 @@ describe('inline references: every surface and encoding', () => {
     const live = await liveSession(s.url, s.alice, { references: [{ audio: ref.wav, text: ref.text }] })
     expect(live.finish).toEqual({ event: 'finish', reason: 'stop' })
     await expectCloned(live.audio, 'WebSocket start')
-    expect(stats()).toEqual({ hits: before.hits + 1, analyses: before.analyses })
+    // The session resolves its voices at start and again per text unit: every time from the cache.
+    expect(stats().analyses).toBe(before.analyses)
+    expect(stats().hits).toBeGreaterThan(before.hits)
   })
 
   it('repeating references costs no analysis: a new clip is analysed, the same clip again is not', async () => {
@@ -146,7 +148,9 @@ describe('inline references: every surface and encoding', () => {
       const reader = res.body!.getReader()
       await reader.read()
       const ms = performance.now() - started
-      await reader.cancel()
+      while (!(await reader.read()).done) {
+        // read to the end, so the connection is done with
+      }
       return ms
     }
     const before = stats()
@@ -182,8 +186,13 @@ describe('inline references: errors and limits', () => {
     const empty = await issues([good, good, { audio: new Uint8Array(0), text: 'x' }])
     expect(empty).toEqual({ status: 422, body: [{ loc: ['body', 'references', '2', 'audio'], type: 'value_error', msg: 'reference 2 has empty audio', in: 'body' }] })
 
-    const noText = await issues([{ audio: good.audio }])
-    expect(noText).toEqual({ status: 422, body: [{ loc: ['body', 'references', '0', 'text'], type: 'value_error', msg: "reference 0 needs its transcript as a string in 'text'", in: 'body' }] })
+    // The schema catches it first; its first issue names the field (the rest are the union's other branches).
+    const noText = await issues([good, { audio: good.audio }])
+    expect(noText.status).toBe(422)
+    expect(noText.body[0]).toEqual({ loc: ['body', 'references', '1', 'text'], type: 'missing', msg: "Field required: add 'text'", in: 'body' })
+    const textNotString = await issues([good, { audio: good.audio, text: 42 }])
+    expect(textNotString.status).toBe(422)
+    expect(textNotString.body[0]).toMatchObject({ loc: ['body', 'references', '1', 'text'] })
 
     const silent = await issues([good, { audio: silentWav(3), text: 'Nothing to hear.' }])
     expect(silent.status).toBe(422)

@@ -4,6 +4,11 @@
  */
 export interface CallOptions {
   readonly signal?: AbortSignal
+  /**
+   * When the caller needs the first result, as a `performance.now()` time. Work that waits for a shared
+   * resource (an engine process) is served earliest deadline first; absent means "now".
+   */
+  readonly deadline?: number
 }
 
 /** A block of mono audio. */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { Command } from 'commander'
 import { decodeAudio } from '../audio/decode.js'
-import { createPocketsphinxEngine } from '../engines/asr/pocketsphinx/index.js'
+import { createPocketsphinxEngine, type PocketsphinxEngine } from '../engines/asr/pocketsphinx/index.js'
 import { SpeechError } from '../errors.js'
 import { pieceBounds } from '../asr/pieces.js'
 import { transcribe, type TranscriptSegment } from '../asr/transcribe.js'
@@ -30,10 +30,15 @@ export function registerTranscribeCommand(program: Command): void {
         process.exitCode = 2
         return
       }
-      const engine = createPocketsphinxEngine(options.workers ? { workers: Number(options.workers) } : {})
+      let engine: PocketsphinxEngine | undefined
       try {
         // Hours of compressed audio can take longer to decode than the API's 20 s allowance.
-        const audio = await decodeAudio(new Uint8Array(await readFile(file)), { name: basename(file), timeoutMs: 30 * 60_000 })
+        const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+          throw new SpeechError('bad_request', `cannot read ${file} (${err.code ?? err.message})`)
+        })
+        const audio = await decodeAudio(new Uint8Array(bytes), { name: basename(file), timeoutMs: 30 * 60_000 })
+        // Only now: a file that is not audio fails without loading a decoder per core first.
+        engine = createPocketsphinxEngine(options.workers ? { workers: Number(options.workers) } : {})
         const bar = new ProgressBar(process.stderr, audio.durationSec)
         const texts: string[] = []
         const segments: TranscriptSegment[] = []
@@ -56,7 +61,7 @@ export function registerTranscribeCommand(program: Command): void {
         process.stderr.write(`parla: ${err.issues[0]?.msg ?? err.message}\n`)
         process.exitCode = 1
       } finally {
-        await engine.close()
+        await engine?.close()
       }
     })
 }

@@ -37,9 +37,9 @@ function sample(units: readonly Unit[], from: number, to: number, max: number): 
  * Language per word. A forced language applies everywhere. Otherwise the whole text is detected once, and a
  * sentence in another script overrides it ("今天很好。" inside English text is Chinese).
  */
-function languages(units: readonly Unit[], forced: string | undefined): string[] {
+function languages(units: readonly Unit[], forced: string | undefined, hint?: string): string[] {
   if (forced !== undefined && forced.trim() !== '') return units.map(() => normalizeLanguageCode(forced))
-  const main = detectLanguage(sample(units, 0, units.length, 400))
+  const main = hint ? normalizeLanguageCode(hint) : detectLanguage(sample(units, 0, units.length, 400))
   const mainIsCjk = main === 'zh' || main === 'ja' || main === 'ko'
   const out: string[] = []
   let start = 0
@@ -72,7 +72,7 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
   const tags = parseTags(text, options.dialect)
   const units = segment(text, splitWords(text, tags), tags)
   if (units.length === 0) return []
-  const langs = languages(units, options.language)
+  const langs = languages(units, options.language, options.languageHint)
   const spoken = spokenForms(units, langs, options.normalize)
   const layout = buildLayout(text, units, tags, spoken)
   const keys = units.map((u) => expressionKey(u.expression))

@@ -57,4 +57,9 @@ export interface TextPipelineOptions {
   readonly latency: Latency
   /** Language forced by the chosen voice, if it speaks only one; otherwise detected per text. */
   readonly language?: string
+  /**
+   * The text's main language when it is too short to detect ("Well, " reads as Dutch): a live session
+   * detects it on everything it has received. A sentence in another script still overrides it.
+   */
+  readonly languageHint?: string
 }

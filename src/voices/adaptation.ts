@@ -81,7 +81,9 @@ export function planAdaptation(
 export function planFormantScale(target: VoiceProfile, base: VoiceProfile): number {
   if (target.timbre.frames < 20 || base.timbre.frames < 20) return 1
   const [min, max] = LIMITS.formant
-  const estimate = estimateFormantScale(target.timbre, base.timbre, { min, max })
+  // Compared above the second harmonic of either voice: lower, a pitch difference would pass for a formant shift.
+  const lowHz = 2 * Math.max(target.f0.medianHz, base.f0.medianHz)
+  const estimate = estimateFormantScale(target.timbre, base.timbre, { min, max, lowHz })
   const gain = estimate.costAtOneDb - estimate.costDb
   if (gain < FORMANT_MIN_GAIN_DB || gain < FORMANT_MIN_GAIN_SHARE * estimate.costAtOneDb) return 1
   const scale = round(estimate.scale, 3)

@@ -34,7 +34,9 @@ export async function analyzeVoice(
     throw new SpeechError('bad_request', '[voice-analysis] the reference audio is empty or below 8 kHz')
   }
   const rate = Math.min(sampleRate, ANALYSIS_RATE)
-  const x = rate === sampleRate ? samples : resampleAll(samples, sampleRate, rate)
+  // A DC offset (common with cheap microphones) raises the level of quiet frames, which moves the VAD's
+  // speech time and so the speaking rate; it is removed before any measurement.
+  const x = withoutDc(rate === sampleRate ? samples : resampleAll(samples, sampleRate, rate))
   const durationSec = samples.length / sampleRate
   const levels = frameLevels(x, rate)
   const active = activeFrames(levels)
@@ -96,6 +98,15 @@ export async function analyzeVoice(
     quality: { clippingRatio: r(clipped / samples.length, 6), snrDb: r(snr(levels, active), 1) },
     sources: [],
   }
+}
+
+function withoutDc(x: Float32Array): Float32Array {
+  let sum = 0
+  for (let i = 0; i < x.length; i++) sum += x[i]!
+  const mean = sum / x.length
+  const out = new Float32Array(x.length)
+  for (let i = 0; i < x.length; i++) out[i] = x[i]! - mean
+  return out
 }
 
 /** Mean power of speech frames, dBFS. */

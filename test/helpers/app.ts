@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
-import { createDeps, type Deps } from '../../src/deps.js'
+import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js'
 
 export interface TestServer {
   readonly app: FastifyInstance
@@ -22,9 +22,12 @@ export interface TestServer {
 }
 
 /** A Parla server on an in-memory database and blob store, with two accounts. Settings can be overridden. */
-export async function startTestServer(settings: Partial<Record<keyof Config, unknown>> = {}): Promise<TestServer> {
+export async function startTestServer(
+  settings: Partial<Record<keyof Config, unknown>> = {},
+  overrides: Omit<DepsOverrides, 'inMemory'> = {},
+): Promise<TestServer> {
   const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...settings } })
-  const deps = await createDeps(config, { inMemory: true })
+  const deps = await createDeps(config, { ...overrides, inMemory: true })
   const app = await buildApp(deps)
   const a = await deps.keys.create('alice')
   const b = await deps.keys.create('bob')

@@ -17,11 +17,16 @@ export interface Reference {
 }
 
 /** slt speaking PASSAGES.a (or `passage`), shifted by `semitones` and slowed by `timeRatio` (0.85 = faster). */
-export async function shiftedReference(semitones: number, timeRatio: number, passage: keyof typeof PASSAGES = 'a'): Promise<Reference> {
-  const slt = await speech(PASSAGES[passage])
+export function shiftedReference(semitones: number, timeRatio: number, passage: keyof typeof PASSAGES = 'a'): Promise<Reference> {
+  return shiftedSpeech(semitones, timeRatio, PASSAGES[passage])
+}
+
+/** The same reference speaker (slt shifted) saying any text. */
+export async function shiftedSpeech(semitones: number, timeRatio: number, text: string): Promise<Reference> {
+  const slt = await speech(text)
   const shifted = await stretchAndShift(slt.samples, slt.sampleRate, { pitchScale: 2 ** (semitones / 12), timeRatio })
   const samples = resampleAll(shifted, slt.sampleRate, 16000)
-  return { audio: { samples, sampleRate: 16000 }, wav: wavBytes(samples, 16000), text: PASSAGES[passage] }
+  return { audio: { samples, sampleRate: 16000 }, wav: wavBytes(samples, 16000), text }
 }
 
 /** Decodes a 16-bit WAV answer (sizes may be 0xFFFFFFFF, as streamed). */

@@ -8,7 +8,7 @@ import type { TagDialect } from '../../text/types.js'
  * the speaker tag always (it lasts until the next one), expression tags when the cut is inside a sentence
  * (they last until the sentence ends).
  */
-const SENTENCE_END = /[.!?…]+["')\]”’]*(?=\s)|[。！？]+["')\]”’」』]*/g
+const SENTENCE_END = /[.!?…]+["')\]”’]*\s+|[。！？]+["')\]”’」』]*\s*/g
 const CLAUSE_OR_SENTENCE_END = /[.!?…,;:。！？，；：—–]["')\]”’」』]*$/
 const ENDS_SENTENCE = /[.!?…。！？]["')\]”’」』]*$/
 
@@ -63,11 +63,14 @@ export class TextBuffer {
   }
 }
 
-/** Words that usually begin a prosodic phrase, so a cut before one sounds like a natural breath. */
+/**
+ * Words that usually begin a prosodic phrase, so a cut before one sounds like a natural breath. Words that
+ * are as often objects (`that`, `you`, `it`) are left out: "let me check | that" would sound broken.
+ */
 const PHRASE_STARTS = new Set(
-  ('and but or so because while when whenever if although though unless since until then that which who whom ' +
+  ('and but or so because while when whenever if although though unless since until then which who whom ' +
     'whose where whether to for in on at with from about into onto over under after before during through ' +
-    'without within between across against like than as i we you they he she it there this these those')
+    'without within between across against like than as i we they he she')
     .split(' '),
 )
 /** A head ends at its first clause end within this many words, else before a phrase-starting word. */
@@ -112,6 +115,11 @@ export function pauseAfterMs(unit: string, dialect: TagDialect): number {
   const end = maskTags(unit, dialect).trimEnd()
   if (ENDS_SENTENCE.test(end)) return NATURAL_PAUSE_MS[2]
   return CLAUSE_OR_SENTENCE_END.test(end) ? NATURAL_PAUSE_MS[1] : 0
+}
+
+/** `text` without its tags. */
+export function plainText(text: string, dialect: TagDialect): string {
+  return maskTags(text, dialect).replace(/\s+/g, ' ').trim()
 }
 
 /** `text` with every tag replaced by spaces of the same length, so offsets still match. */

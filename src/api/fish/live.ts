@@ -6,9 +6,10 @@ import type { Deps } from '../../deps.js'
 import { isAbortError, SpeechError, toSpeechError } from '../../errors.js'
 import { toTtsParams, type TtsParams } from '../../services/tts/params.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
+import { detectLanguage } from '../../text/index.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
 import { compileBodyValidator } from '../validators.js'
-import { pauseAfterMs, splitFirstPhrase, TextBuffer } from './live-buffer.js'
+import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 import { TtsRequestBody } from './tts-schemas.js'
 
 /** Pause reading the synthesis while this much audio waits in the socket, so slow readers bound memory. */
@@ -17,6 +18,8 @@ export const HIGH_WATER_BYTES = 512 * 1024
 const FINISH_GAP_MS = 5
 /** With less audio than this still to play at the client, the next unit's first phrase goes out on its own. */
 const SPLIT_BELOW_LEAD_SEC = 0.3
+/** Text kept for language detection. */
+const HEARD_CHARS = 400
 const validateRequest = compileBodyValidator(TtsRequestBody)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -24,12 +27,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * `GET /v1/tts/live`: real-time TTS over binary MessagePack frames (fish-compat §6). Client frames:
  * `start {request}`, `text {text}`, `flush`, `stop`. Server frames: `audio {audio: bin}`, then
  * `finish {reason: "stop"}`, or `finish {reason: "error", message}`. A socket may `start` again after
- * `finish`; it closes after `liveIdleTimeoutSec` without frames from the client or audio to it.
+ * `finish`; it closes after `liveIdleTimeoutSec` without frames from the client, unless synthesis for it is
+ * under way (and being read).
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  app.get('/v1/tts/live', { websocket: true, schema: { hide: true } }, (socket, request) => {
-    new LiveSession(socket, deps, request.principal, request.headers.model).listen()
-  })
+  app.get(
+    '/v1/tts/live',
+    {
+      websocket: true,
+      schema: { hide: true },
+      // A refused upgrade (401, 404, …) is answered on the raw socket, which no HTTP parser reads any more:
+      // say so and close it, or it lingers open and holds up server shutdown.
+      onSend: async (request, reply, payload) => {
+        if (request.raw.headers.upgrade && reply.statusCode !== 101) void reply.header('connection', 'close')
+        return payload
+      },
+      onResponse: async (request, reply) => {
+        if (request.raw.headers.upgrade && reply.statusCode !== 101) request.raw.socket.end()
+      },
+    },
+    (socket, request) => {
+      new LiveSession(socket, deps, request.principal, request.headers.model).listen()
+    },
+  )
 }
 
 /** One `start` … `finish` on a socket. */
@@ -42,12 +62,16 @@ interface Utterance {
   queue: Promise<void>
   /** Units queued or synthesizing. */
   inflight: number
+  /** The latest text taken for speech (tags removed), for its language: one unit alone is often too short. */
+  heard: string
   stopping: boolean
   /** Audio sent so far (seconds) and when the first went out: how much the client still has to play. */
   sentSec: number
   firstSentAt: number
   /** Natural pause owed between the last unit and the next one, ms. */
   pauseMs: number
+  /** Since when audio has waited for a client that does not read (backpressure), if it does. */
+  blockedSince: number | undefined
   readonly abort: AbortController
   /** Aborts this utterance's synthesis (socket closed, or the utterance failed). */
   readonly signal: AbortSignal
@@ -86,6 +110,10 @@ class LiveSession {
 
   private onIdle(): void {
     const s = this.started
+    // Synthesis under way is not idleness (a busy server may take a while per sentence), unless the client
+    // has not read any of it for the whole timeout.
+    const stalled = s?.blockedSince !== undefined && performance.now() - s.blockedSince > this.deps.config.liveIdleTimeoutSec * 1000
+    if (s && s.inflight > 0 && !stalled) return this.touch()
     if (s) {
       this.end(s)
       this.send({ event: 'finish', reason: 'error', message: `no frame for ${this.deps.config.liveIdleTimeoutSec} s; closing the socket` })
@@ -151,10 +179,12 @@ class LiveSession {
       encoder: null,
       queue: Promise.resolve(),
       inflight: 0,
+      heard: '',
       stopping: false,
       sentSec: 0,
       firstSentAt: 0,
       pauseMs: 0,
+      blockedSince: undefined,
       abort,
       signal: AbortSignal.any([abort.signal, this.closed.signal]),
     }
@@ -171,17 +201,19 @@ class LiveSession {
   /** Queues `text`; when the client has (almost) nothing left to play, its first phrase goes ahead alone. */
   private speak(s: Utterance, text: string): void {
     if (text === '') return
+    s.heard = `${s.heard} ${plainText(text, s.params.dialect)}`.slice(-HEARD_CHARS)
+    const language = detectLanguage(s.heard)
     const waiting = s.inflight === 0 && this.leadSec(s) < SPLIT_BELOW_LEAD_SEC && s.params.latency !== 'normal'
-    for (const unit of waiting ? splitFirstPhrase(text, s.params.dialect) : [text]) this.enqueue(s, unit)
+    for (const unit of waiting ? splitFirstPhrase(text, s.params.dialect) : [text]) this.enqueue(s, unit, language)
   }
 
-  private enqueue(s: Utterance, unit: string): void {
+  private enqueue(s: Utterance, unit: string, language: string): void {
     s.inflight++
     s.queue = s.queue.then(async () => {
       try {
         const encoder = s.encoder
         if (s.signal.aborted || !encoder) return
-        const speech = await this.deps.tts.prepare({ ...s.params, text: unit }, this.principal, s.signal)
+        const speech = await this.deps.tts.prepare({ ...s.params, text: unit, languageHint: language }, this.principal, s.signal)
         let first = true
         for await (const event of speech.render(s.signal)) {
           if (event.type !== 'audio') continue
@@ -232,11 +264,19 @@ class LiveSession {
 
   private async sendAudio(s: Utterance, bytes: Uint8Array, seconds: number): Promise<void> {
     if (bytes.length === 0 && seconds === 0) return
-    while (this.socket.bufferedAmount > HIGH_WATER_BYTES && this.socket.readyState === this.socket.OPEN && !s.signal.aborted) await sleep(10)
+    while (this.socket.bufferedAmount > HIGH_WATER_BYTES && this.socket.readyState === this.socket.OPEN && !s.signal.aborted) {
+      s.blockedSince ??= performance.now()
+      await sleep(10)
+    }
+    s.blockedSince = undefined
     if (s.signal.aborted) return
     if (s.sentSec === 0) s.firstSentAt = performance.now()
     s.sentSec += seconds
-    if (bytes.length > 0) this.send({ event: 'audio', audio: bytes })
+    if (bytes.length === 0) return
+    this.send({ event: 'audio', audio: bytes })
+    // One frame per turn of the event loop: frames written in one turn reach the client as one read, and
+    // npm fish-audio-sdk keeps only the first message of a read. This also lets other sockets take turns.
+    await new Promise((resolve) => setImmediate(resolve))
   }
 
   /** Ends utterance `s` after a synthesis failure and tells the client why. */

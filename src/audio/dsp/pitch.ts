@@ -43,7 +43,7 @@ function zcr(x: Float32Array, from: number, length: number): number {
 export function trackPitch(samples: Float32Array, sampleRate: number, options: PitchOptions = {}): PitchTrack {
   const minHz = Math.max(62.5, options.minHz ?? 65)
   const maxHz = options.maxHz ?? 500
-  const x = sampleRate === RATE ? samples : resampleAll(samples, sampleRate, RATE)
+  const x = withoutDc(sampleRate === RATE ? samples : resampleAll(samples, sampleRate, RATE))
   const count = x.length < FRAME ? 0 : 1 + Math.floor((x.length - FRAME) / HOP)
   const f0 = new Float32Array(count)
   const energy = new Float32Array(count)
@@ -78,6 +78,17 @@ export function trackPitch(samples: Float32Array, sampleRate: number, options: P
   foldOctaves(f0, minHz, maxHz)
   smooth(f0)
   return { hopSec: HOP / RATE, frameSec: FRAME / RATE, f0 }
+}
+
+/** A constant offset would change the zero-crossing rate of quiet frames, and with it which frames are voiced. */
+function withoutDc(x: Float32Array): Float32Array {
+  let sum = 0
+  for (let i = 0; i < x.length; i++) sum += x[i]!
+  const mean = x.length > 0 ? sum / x.length : 0
+  if (Math.abs(mean) < 1e-6) return x
+  const out = new Float32Array(x.length)
+  for (let i = 0; i < x.length; i++) out[i] = x[i]! - mean
+  return out
 }
 
 // YIN's typical failure is a jump of one octave; move such frames to whichever octave is closer to the median.

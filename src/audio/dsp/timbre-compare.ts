@@ -84,11 +84,15 @@ export interface FormantScaleEstimate {
   readonly costAtOneDb: number
 }
 
-/** Grid search over log-spaced scales (0.25 % steps) with a parabolic refinement of the best step. */
+/**
+ * Grid search over log-spaced scales (0.25 % steps) with a parabolic refinement of the best step. `lowHz`
+ * raises the bottom of the fit band (default 250 Hz): below about twice the F0 the smoothed envelope follows
+ * the harmonics rather than the formants, so callers pass 2 × the higher F0 of the two voices.
+ */
 export function estimateFormantScale(
   reference: TimbreDescriptor,
   base: TimbreDescriptor,
-  range: { readonly min?: number; readonly max?: number } = {},
+  range: { readonly min?: number; readonly max?: number; readonly lowHz?: number } = {},
 ): FormantScaleEstimate {
   assertSameGrid(reference, base)
   const min = range.min ?? 0.8
@@ -96,7 +100,8 @@ export function estimateFormantScale(
   const step = Math.log2(1.0025)
   const steps = Math.ceil((Math.log2(max) - Math.log2(min)) / step)
   const costs: number[] = []
-  for (let i = 0; i <= steps; i++) costs.push(costAt(reference, base, 2 ** (Math.log2(min) + i * step)))
+  const low = Math.max(FIT_LOW_HZ, range.lowHz ?? 0)
+  for (let i = 0; i <= steps; i++) costs.push(costAt(reference, base, 2 ** (Math.log2(min) + i * step), low))
   let best = 0
   for (let i = 1; i < costs.length; i++) if (costs[i]! < costs[best]!) best = i
   let offset = 0
@@ -106,5 +111,5 @@ export function estimateFormantScale(
     if (denom > 0) offset = Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / denom))
   }
   const scale = Math.min(max, Math.max(min, 2 ** (Math.log2(min) + (best + offset) * step)))
-  return { scale, costDb: costAt(reference, base, scale), costAtOneDb: costAt(reference, base, 1) }
+  return { scale, costDb: costAt(reference, base, scale, low), costAtOneDb: costAt(reference, base, 1, low) }
 }

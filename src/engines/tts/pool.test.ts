@@ -26,6 +26,23 @@ describe('ResourcePool', () => {
     await expect(pool.acquire()).rejects.toMatchObject({ code: 'unavailable' })
   })
 
+  it('serves waiters earliest deadline first, in arrival order for equal deadlines', async () => {
+    const pool = await ResourcePool.start({ name: 'test', size: 1, create: async () => 1, destroy: () => {} })
+    const item = await pool.acquire()
+    const order: string[] = []
+    const wait = (name: string, deadline?: number) =>
+      pool.acquire(undefined, deadline).then((n) => {
+        order.push(name)
+        pool.release(n)
+      })
+    const now = performance.now()
+    const all = [wait('continuation', now + 5000), wait('first A', now), wait('first B', now), wait('default')]
+    pool.release(item)
+    await Promise.all(all)
+    expect(order).toEqual(['first A', 'first B', 'default', 'continuation'])
+    await pool.close()
+  })
+
   it('fails waiters with engine_failed when replacements cannot start', async () => {
     let calls = 0
     const pool = await ResourcePool.start({

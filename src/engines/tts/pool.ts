@@ -11,6 +11,7 @@ export interface PoolOptions<T> {
 }
 
 interface Waiter<T> {
+  readonly deadline: number
   resolve(item: T): void
   reject(err: unknown): void
 }
@@ -55,7 +56,12 @@ export class ResourcePool<T> {
     return [...this.#live].filter((item) => !this.#idle.includes(item))
   }
 
-  acquire(signal?: AbortSignal): Promise<T> {
+  /**
+   * An idle resource, or the next one released. Waiters are served earliest `deadline` first (a
+   * `performance.now()` time, default now): a request's first audio comes before the continuation of
+   * requests whose listeners still have seconds of audio buffered.
+   */
+  acquire(signal?: AbortSignal, deadline = performance.now()): Promise<T> {
     if (this.#closed) return Promise.reject(this.#closedError())
     if (signal?.aborted) return Promise.reject(abortReason(signal))
     const item = this.#idle.pop()
@@ -70,6 +76,7 @@ export class ResourcePool<T> {
         reject(abortReason(signal!))
       }
       const waiter: Waiter<T> = {
+        deadline,
         resolve: (value) => {
           signal?.removeEventListener('abort', onAbort)
           resolve(value)
@@ -80,7 +87,8 @@ export class ResourcePool<T> {
         },
       }
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.#waiters.push(waiter)
+      const later = this.#waiters.findIndex((w) => w.deadline > deadline)
+      this.#waiters.splice(later < 0 ? this.#waiters.length : later, 0, waiter)
     })
   }
 

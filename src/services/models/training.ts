@@ -103,7 +103,8 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
     const model = await options.repo.findById(id)
     if (!model) return
     try {
-      const output = await runSteps(model, signal)
+      // Raced with the signal, so a step that ignores it (hung I/O, a stuck engine) still frees the queue.
+      const output = await Promise.race([runSteps(model, signal), rejectOnAbort(signal)])
       signal.throwIfAborted()
       const failed = output.usable.length === 0
       await options.repo.setState(
@@ -122,8 +123,9 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
     } catch (err) {
       // Aborted by shutdown: leave it in `training`; the next start re-queues it.
       if (signal.aborted && !(signal.reason instanceof JobTimeout)) return
-      const reason = signal.reason instanceof JobTimeout ? signal.reason.message : err instanceof SpeechError ? err.message : 'training failed: internal error'
-      if (!(err instanceof SpeechError)) options.onError?.(err, id)
+      const timedOut = signal.reason instanceof JobTimeout
+      const reason = timedOut ? signal.reason.message : err instanceof SpeechError ? err.message : 'training failed: internal error'
+      if (!timedOut && !(err instanceof SpeechError)) options.onError?.(err, id)
       await options.repo.setState(id, { state: 'failed', stateReason: reason }, now(), ['training'])
     }
   }
@@ -181,10 +183,20 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
   }
 }
 
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason)
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+  })
+  aborted.catch(() => {}) // the other side of the race may win; this one must not be an unhandled rejection
+  return aborted
+}
+
 /** The abort reason of a job that ran past `jobTimeoutMs`. */
 class JobTimeout extends Error {
   constructor(ms: number) {
-    super(`training did not finish within ${Math.round(ms / 1000)} s; try again with fewer or shorter samples`)
+    const limit = ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000))
+    super(`training did not finish within ${limit} s; try again with fewer or shorter samples`)
   }
 }
 

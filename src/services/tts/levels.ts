@@ -64,6 +64,15 @@ export class ChunkLeveler {
     return this.pending.length > 0 ? this.release() : new Float32Array(0)
   }
 
+  /**
+   * Sets the chunk's gain from audio measured elsewhere, if none is set yet: a streamed cloned voice measures
+   * the engine's piece before Rubber Band (pitch and tempo changes keep loudness within a fraction of a dB),
+   * so its first blocks need not wait for 0.4 s of processed audio.
+   */
+  measure(samples: Float32Array): void {
+    if (this.gainDb === undefined && this.pending.length === 0) this.gainDb = loudnessGainDb(samples, this.rate)
+  }
+
   private release(): Float32Array {
     const joined = new Float32Array(this.pendingLength)
     let offset = 0

@@ -31,6 +31,8 @@ export interface TtsParams {
   /** Bits per second for mp3/opus; opus -1000 = automatic. */
   readonly bitrate?: number
   readonly sampling: SamplingParams
+  /** Main language for text too short to detect (`TextPipelineOptions.languageHint`); live sessions set it. */
+  readonly languageHint?: string
 }
 
 /** The `model` header: `s1` selects s1 tags; anything else, or nothing, is `s2-pro` (fish-compat §1). */

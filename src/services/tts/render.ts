@@ -8,7 +8,7 @@ import { Lookahead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
 import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
-import type { Stretcher, VoiceChooser, VoiceRender } from './voice-plan.js'
+import type { Stretcher, StretchStream, StretchStreamFactory, VoiceChooser, VoiceRender } from './voice-plan.js'
 
 /** What rendering yields: audio at the output rate, and timing snapshots per text chunk. */
 export type RenderEvent =
@@ -31,6 +31,12 @@ export interface RenderOptions {
   readonly outputRate: number
   readonly chooseVoice: VoiceChooser
   readonly stretch?: Stretcher
+  /**
+   * Streaming DSP: when given, a chunk that needs DSP goes through one real-time stretcher in short blocks,
+   * so its first audio leaves after ~0.1 s of processing instead of after the whole sentence (`stretch` is
+   * then unused).
+   */
+  readonly stretchStream?: StretchStreamFactory
   readonly signal?: AbortSignal
 }
 
@@ -51,12 +57,14 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
 
 async function* renderChunks(options: RenderOptions, lookahead: Lookahead): AsyncGenerator<RenderEvent> {
   const { chunks, params, outputRate, signal } = options
-  const startCall = (chunk: TextChunk): AsyncIterable<SynthesisChunk> => {
+  const startedAt = performance.now()
+  // `audioSec`: audio the listener will have before this chunk's; engines serve the earliest deadline first.
+  const startCall = (chunk: TextChunk, audioSec: number): AsyncIterable<SynthesisChunk> => {
     const voice = options.chooseVoice(chunk.speaker, chunk.language)
     const plan = controlsFor(voice, chunk, params)
     return voice.engine.synthesize(
       { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling },
-      { signal },
+      { ...(signal && { signal }), deadline: startedAt + audioSec * 1000 },
     )
   }
   let current: Resampler | undefined
@@ -101,25 +109,40 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     }
 
     yield snapshot()
-    const pieces = lookahead.take(seq, () => startCall(chunk))
-    for await (const piece of pieces) {
-      signal?.throwIfAborted()
-      const next = chunks[seq + 1]
-      if (piece.final && next) lookahead.prefetch(seq + 1, () => startCall(next))
-      const samples = await processPiece(piece, rate, plan, options.stretch, signal)
-      const pieceEngineStart = engineSeconds
-      const pieceStart = processedSeconds
-      engineSeconds += piece.samples.length / rate
-      processedSeconds += samples.length / rate
-      const stretch = piece.samples.length > 0 ? samples.length / piece.samples.length : 1
-      timeline.addPiece(piece.words, piece.samples, rate, pieceEngineStart, (t) => pieceStart + (t - pieceEngineStart) * stretch)
-      let sent = 0
-      for (const block of blocks(leveler.push(samples), rate, offsetSec === 0 && chunkSamples === 0)) {
-        const out = emit(smoother.push(block))
-        sent += out.length
+    const pieces = lookahead.take(seq, () => startCall(chunk, timelineSec))
+    // The stream's output is aligned with its input, so engine time t lands at t × timeRatio.
+    const stream = plan.dsp && options.stretchStream ? await options.stretchStream(rate, plan.dsp) : undefined
+    try {
+      for await (const piece of pieces) {
+        signal?.throwIfAborted()
+        const next = chunks[seq + 1]
+        if (piece.final && next) lookahead.prefetch(seq + 1, () => startCall(next, timelineSec + (chunkSamples + piece.samples.length) / rate))
+        const samples = stream ? undefined : await processPiece(piece, rate, plan, options.stretch, signal)
+        const pieceEngineStart = engineSeconds
+        const pieceStart = processedSeconds
+        engineSeconds += piece.samples.length / rate
+        processedSeconds += (samples?.length ?? 0) / rate
+        const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : 1
+        const whole = engine.capabilities.streaming === 'utterance'
+        const toChunkTime = stream ? (t: number) => t * plan.dsp!.timeRatio : (t: number) => pieceStart + (t - pieceEngineStart) * stretch
+        timeline.addPiece({ words: piece.words, samples: piece.samples, rate, startSec: pieceEngineStart, whole }, toChunkTime)
+        let sent = 0
+        if (stream) leveler.measure(piece.samples)
+        for (const part of stream ? streamed(stream, piece.samples, rate, signal) : [samples!]) {
+          for (const block of blocks(leveler.push(part), rate, offsetSec === 0 && chunkSamples === 0)) {
+            const out = emit(smoother.push(block))
+            sent += out.length
+            if (out.length > 0) yield { type: 'audio', samples: out }
+          }
+        }
+        if (piece.words.length > 0 && sent > 0) yield snapshot()
+      }
+      if (stream) {
+        const out = emit(smoother.push(leveler.push(stream.flush())))
         if (out.length > 0) yield { type: 'audio', samples: out }
       }
-      if (piece.words.length > 0 && sent > 0) yield snapshot()
+    } finally {
+      stream?.close()
     }
     const pause = new Float32Array(Math.round((rate * chunk.pauseAfterMs) / 1000 / params.speed))
     const tail = emit(concatSamples([smoother.push(leveler.end()), smoother.end(), pause]))
@@ -174,6 +197,18 @@ function controlsFor(voice: VoiceRender, chunk: TextChunk, params: TtsParams): C
   const formantScale = a?.formantScale ?? 1
   const needsDsp = Math.abs(timeRatio - 1) > 1e-3 || Math.abs(pitchScale - 1) > 1e-3 || Math.abs(formantScale - 1) > 1e-3
   return { nativeRate, nativePitch, dsp: needsDsp ? { timeRatio, pitchScale, formantScale } : null, gainDb: a?.gainDb ?? 0 }
+}
+
+/** Input fed to a streaming stretcher per step; each step's output goes on down the chain at once. */
+const STREAM_BLOCK_SEC = 0.05
+
+function* streamed(stream: StretchStream, samples: Float32Array, rate: number, signal?: AbortSignal): Generator<Float32Array> {
+  const size = Math.round(rate * STREAM_BLOCK_SEC)
+  for (let at = 0; at < samples.length; at += size) {
+    signal?.throwIfAborted()
+    const out = stream.process(samples.subarray(at, Math.min(samples.length, at + size)))
+    if (out.length > 0) yield out
+  }
 }
 
 async function processPiece(piece: SynthesisChunk, rate: number, plan: Controls, stretch: Stretcher | undefined, signal?: AbortSignal): Promise<Float32Array> {

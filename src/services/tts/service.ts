@@ -5,7 +5,7 @@ import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
-import type { Stretcher, VoiceChooser } from './voice-plan.js'
+import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 
 /** Resolves `reference_id` / `references` to a voice per (speaker, language); 404 for unknown ids, before any audio. */
 export type VoiceResolver = (
@@ -28,7 +28,7 @@ export interface TtsService {
   prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>
 }
 
-export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?: Stretcher }): TtsService {
+export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?: Stretcher; stretchStream?: StretchStreamFactory }): TtsService {
   return {
     async prepare(params, principal, signal) {
       const encoder = getEncoder(params.format)
@@ -39,6 +39,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
         chunkLength: params.chunkLength,
         minChunkLength: params.minChunkLength,
         latency: params.latency,
+        ...(params.languageHint && { languageHint: params.languageHint }),
       })
       const needs = chunks.map((c) => ({ speaker: c.speaker, language: c.language }))
       // With no text yet (a live session's start), still check the voices, for English.
@@ -55,6 +56,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
             outputRate,
             chooseVoice,
             ...(deps.stretch && { stretch: deps.stretch }),
+            ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
           }),
       }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.js'
-import { stretchAndShift } from '../../audio/dsp/rubberband.js'
+import { createStretcher, stretchAndShift } from '../../audio/dsp/rubberband.js'
 import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profiles.js'
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
@@ -32,7 +32,7 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
     references,
     baseProfiles,
     resolveVoices,
-    tts: createTtsService({ resolveVoices, stretch: stretchAndShift }),
+    tts: createTtsService({ resolveVoices, stretch: stretchAndShift, stretchStream: createStretcher }),
     close: () => engines.close(),
   }
 }

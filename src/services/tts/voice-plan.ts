@@ -32,3 +32,16 @@ export type Stretcher = (
   sampleRate: number,
   options: { readonly timeRatio: number; readonly pitchScale: number; readonly formantScale?: number; readonly signal?: AbortSignal },
 ) => Promise<Float32Array>
+
+/** What `createStretchStream` gives: Rubber Band in real-time mode, fed block by block, aligned with its input. */
+export interface StretchStream {
+  process(block: Float32Array): Float32Array
+  flush(): Float32Array
+  close(): void
+}
+
+/** Opens one streaming stretcher for a text chunk (a cloned voice's pitch/tempo/formants). */
+export type StretchStreamFactory = (
+  sampleRate: number,
+  options: { readonly timeRatio: number; readonly pitchScale: number; readonly formantScale?: number },
+) => Promise<StretchStream>

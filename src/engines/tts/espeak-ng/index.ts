@@ -55,9 +55,9 @@ export async function createEspeakEngine(options: { readonly processes?: number 
         throw new SpeechError('bad_request', `[espeak-ng] unknown voice "${request.voice}"; see voices() for the ids`)
       }
       if (request.text.trim() === '') return
-      const { signal } = callOptions
+      const { signal, deadline } = callOptions
       const { engineText, toText } = escapeSsml(request.text)
-      const worker = await pool.acquire(signal)
+      const worker = await pool.acquire(signal, deadline)
       const run = worker.synth({
         text: engineText,
         identifier: voice.identifier,

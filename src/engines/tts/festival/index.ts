@@ -93,8 +93,8 @@ export async function createFestivalEngine(options: { readonly processes?: numbe
       const ascii = toAsciiText(request.text)
       const rate = request.rate ?? 1
       const hts = htsRate(rate)
-      const { signal } = callOptions
-      const proc = await pool.acquire(signal)
+      const { signal, deadline } = callOptions
+      const proc = await pool.acquire(signal, deadline)
       try {
         yield* synthesizePieces(pieces, (p) => runPiece(proc, ascii, p, hts), { sampleRate, signal, rate })
       } finally {

@@ -95,8 +95,8 @@ export async function createFliteEngine(options: { readonly processes?: number }
       }
       const pieces = splitSentences(request.text)
       if (pieces.length === 0) return
-      const { signal } = callOptions
-      const worker = await pool.acquire(signal)
+      const { signal, deadline } = callOptions
+      const worker = await pool.acquire(signal, deadline)
       // Counts pieces from their start, before the job reaches the worker (the scratch directory comes first).
       let inFlight = 0
       const run = async (p: TextPiece): Promise<PieceResult> => {

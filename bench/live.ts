@@ -1,0 +1,274 @@
+/**
+ * `npm run bench:live`: latency of the real-time surfaces on loopback.
+ *
+ * The server runs in a child process with the default settings (festival, one process per core); this
+ * process is the client. Figures:
+ *  1. SSE `/v1/tts/stream/with-timestamp`: time to the first event and to the first non-null alignment.
+ *  2. WebSocket `/v1/tts/live`, one socket: time from `flush` to the first audio frame after it. Each round
+ *     is a reply streamed word by word (LLM-like pace) with no sentence end before the flush, so nothing is
+ *     synthesized before it.
+ *  3. The same with 32 sockets at once, each started at a random moment in the first two seconds; after each
+ *     reply a socket waits until its audio would have finished playing (a voice agent speaks, then listens).
+ *  4. Cross-talk: 32 sockets at once, each speaking its own text in flite's deterministic voice as raw PCM,
+ *     compared byte for byte with the same text spoken alone (exact-zero runs, the pauses the server inserts
+ *     by timing, removed from both). Any mixed-up or misrouted frame breaks equality.
+ * Env: BENCH_ROUNDS (single-socket rounds, default 30), BENCH_SOCKETS (default 32), BENCH_SOCKET_ROUNDS
+ * (rounds per socket in 3, default 4), BENCH_SSE (SSE requests, default 20).
+ */
+import { fork } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { decode, encode } from '@msgpack/msgpack'
+import WebSocket from 'ws'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
+const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 32)
+const SOCKET_ROUNDS = Number(process.env.BENCH_SOCKET_ROUNDS ?? 4)
+const SSE_RUNS = Number(process.env.BENCH_SSE ?? 20)
+
+/** Replies as a voice agent's LLM would produce them: one sentence each, some with a clause first. */
+const REPLIES = [
+  'Sure, I can help you with that right away.',
+  'The weather today looks sunny with a light breeze in the afternoon.',
+  'Your package was shipped yesterday and should arrive on Friday.',
+  'Let me check that for you and get back to you in a minute.',
+  'I think we should meet again tomorrow morning at ten.',
+  'Of course, the museum opens at nine and closes at six.',
+  'There are three flights to Berlin this evening, all of them on time.',
+  'Well, that depends on how much time you have left today.',
+  'The recipe needs two eggs, a cup of flour and some milk.',
+  'Your appointment with the dentist is confirmed for next Tuesday.',
+  'I found five restaurants near you that are still open.',
+  'Great question, the answer is forty two.',
+]
+const SSE_TEXT = 'Hello there, thanks for calling. Your order has shipped and will arrive on Friday. Is there anything else I can do for you today?'
+
+interface Ready {
+  url: string
+  key: string
+}
+
+async function serve(): Promise<void> {
+  const { loadConfig } = await import('../src/config/load.js')
+  const { createDeps } = await import('../src/deps.js')
+  const { buildApp } = await import('../src/app.js')
+  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-bench-live-unused', logLevel: 'warn' } })
+  const deps = await createDeps(config, { inMemory: true })
+  await deps.speech.engines.startAll()
+  const app = await buildApp(deps, { logger: false })
+  const { key } = await deps.keys.create('bench')
+  const url = await app.listen({ host: '127.0.0.1', port: 0 })
+  process.send!({ url, key } satisfies Ready)
+  process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
+}
+
+async function main(): Promise<void> {
+  const child = fork(process.argv[1]!, ['--serve'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  try {
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as Ready))
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
+    })
+    const headers = { authorization: `Bearer ${ready.key}` }
+    console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+    // Warm-up: JIT, engine processes, encoders.
+    await sse(ready.url, headers)
+    const warm = await Socket.open(ready.url, headers)
+    await warm.reply(REPLIES[0]!, { format: 'mp3' }, 0)
+    warm.close()
+
+    const firstEvent: number[] = []
+    const firstAlignment: number[] = []
+    for (let i = 0; i < SSE_RUNS; i++) {
+      const r = await sse(ready.url, headers)
+      firstEvent.push(r.firstEvent)
+      firstAlignment.push(r.firstAlignment)
+    }
+
+    const single: number[] = []
+    const socket = await Socket.open(ready.url, headers)
+    for (let i = 0; i < ROUNDS; i++) single.push((await socket.reply(REPLIES[i % REPLIES.length]!, { format: 'mp3' }, 15)).flushToAudio)
+    socket.close()
+
+    const concurrent: number[] = []
+    await Promise.all(
+      Array.from({ length: SOCKETS }, async (_, k) => {
+        await sleep(Math.random() * 2000)
+        const s = await Socket.open(ready.url, headers)
+        for (let i = 0; i < SOCKET_ROUNDS; i++) {
+          const r = await s.reply(REPLIES[(k + i) % REPLIES.length]!, { format: 'mp3' }, 10 + Math.random() * 20)
+          concurrent.push(r.flushToAudio)
+          // Listen to the reply before asking for the next one.
+          await sleep(Math.max(0, r.audioSec * 1000 - (performance.now() - r.firstAudioAt)))
+        }
+        s.close()
+      }),
+    )
+
+    const crossTalk = await checkCrossTalk(ready.url, headers)
+
+    console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`)
+    console.log('| measurement | n | p50 ms | p95 ms | max ms |')
+    console.log('|---|---|---|---|---|')
+    row('SSE: request to first event', firstEvent)
+    row('SSE: request to first non-null alignment', firstAlignment)
+    row('WS, 1 socket: flush to first audio frame', single)
+    row(`WS, ${SOCKETS} sockets: flush to first audio frame`, concurrent)
+    console.log(`\ncross-talk: ${crossTalk.sessions} concurrent sessions, ${crossTalk.identical} byte-identical to their solo rendering, ${crossTalk.bytes} bytes compared`)
+    if (crossTalk.identical !== crossTalk.sessions) process.exitCode = 1
+  } finally {
+    child.disconnect()
+    await new Promise((r) => child.once('exit', r))
+  }
+}
+
+function row(name: string, ms: number[]): void {
+  const f = (x: number) => x.toFixed(0)
+  console.log(`| ${name} | ${ms.length} | ${f(percentile(ms, 50))} | ${f(percentile(ms, 95))} | ${f(Math.max(...ms))} |`)
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** One SSE request: ms to the first event and to the first event with an alignment. */
+async function sse(url: string, headers: Record<string, string>): Promise<{ firstEvent: number; firstAlignment: number }> {
+  const t0 = performance.now()
+  const res = await fetch(`${url}/v1/tts/stream/with-timestamp`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: SSE_TEXT, format: 'mp3', latency: 'balanced' }),
+  })
+  let firstEvent = NaN
+  let firstAlignment = NaN
+  let text = ''
+  const decoder = new TextDecoder()
+  for await (const chunk of res.body!) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true })
+    let cut: number
+    while ((cut = text.indexOf('\n\n')) >= 0) {
+      const message = text.slice(0, cut)
+      text = text.slice(cut + 2)
+      if (!message.startsWith('data: ')) continue
+      if (Number.isNaN(firstEvent)) firstEvent = performance.now() - t0
+      if (Number.isNaN(firstAlignment) && (JSON.parse(message.slice(6)) as { alignment: unknown }).alignment !== null) {
+        firstAlignment = performance.now() - t0
+      }
+    }
+  }
+  return { firstEvent, firstAlignment }
+}
+
+/** A live socket that speaks replies: start, words, flush, stop; reused across replies. */
+class Socket {
+  private readonly ws: WebSocket
+  private listener: ((frame: { event: string; audio?: Uint8Array; reason?: string }) => void) | undefined
+
+  private constructor(ws: WebSocket) {
+    this.ws = ws
+    ws.on('message', (data: Buffer) => this.listener?.(decode(data) as never))
+  }
+
+  static open(url: string, headers: Record<string, string>): Promise<Socket> {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/tts/live`, { headers })
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new Socket(ws)))
+      ws.once('error', reject)
+    })
+  }
+
+  /** Streams `text` word by word `gapMs` apart, flushes, stops; resolves at `finish`. */
+  async reply(text: string, request: object, gapMs: number) {
+    const chunks: Buffer[] = []
+    let flushedAt = 0
+    let firstAudioAt = 0
+    const done = new Promise<void>((resolve, reject) => {
+      this.listener = (frame) => {
+        if (frame.event === 'audio') {
+          if (!flushedAt) return reject(new Error('audio before the flush'))
+          firstAudioAt ||= performance.now()
+          chunks.push(Buffer.from(frame.audio!))
+        } else if (frame.event === 'finish') {
+          if (frame.reason === 'stop') resolve()
+          else reject(new Error(`finish: ${JSON.stringify(frame)}`))
+        }
+      }
+    })
+    this.send({ event: 'start', request: { text: '', ...request } })
+    // Tokens as LLMs emit them, the space first: the final "." has nothing after it until the flush.
+    for (const [i, word] of text.split(' ').entries()) {
+      if (gapMs > 0) await sleep(gapMs)
+      this.send({ event: 'text', text: i === 0 ? word : ` ${word}` })
+    }
+    flushedAt = performance.now()
+    this.send({ event: 'flush' })
+    this.send({ event: 'stop' })
+    await done
+    const audio = Buffer.concat(chunks)
+    // mp3 at 128 kb/s: 16,000 bytes a second.
+    return { flushToAudio: firstAudioAt - flushedAt, firstAudioAt, audio, audioSec: audio.length / 16000 }
+  }
+
+  send(frame: object): void {
+    this.ws.send(encode(frame))
+  }
+
+  close(): void {
+    this.ws.close()
+  }
+}
+
+/** Raw PCM with every run of 8 or more exact zero samples removed. */
+function withoutZeroRuns(pcm: Buffer): Buffer {
+  const out: Buffer[] = []
+  let run = 0
+  let start = 0
+  for (let i = 0; i + 1 < pcm.length; i += 2) {
+    if (pcm.readInt16LE(i) === 0) {
+      run++
+      continue
+    }
+    if (run >= 8) {
+      out.push(pcm.subarray(start, i - run * 2))
+      start = i
+    }
+    run = 0
+  }
+  out.push(pcm.subarray(start, pcm.length - (run >= 8 ? run * 2 : 0)))
+  return Buffer.concat(out)
+}
+
+async function checkCrossTalk(url: string, headers: Record<string, string>) {
+  const request = { format: 'pcm', sample_rate: 16000, reference_id: 'flite-rms' }
+  const texts = Array.from({ length: SOCKETS }, (_, k) => `${REPLIES[k % REPLIES.length]!.slice(0, -1)}, reply number ${k + 1}.`)
+  const solo: Buffer[] = []
+  const one = await Socket.open(url, headers)
+  for (const text of texts) solo.push(withoutZeroRuns((await one.reply(text, request, 0)).audio))
+  one.close()
+  const together = await Promise.all(
+    texts.map(async (text) => {
+      const s = await Socket.open(url, headers)
+      const r = await s.reply(text, request, 5 + Math.random() * 10)
+      s.close()
+      return withoutZeroRuns(r.audio)
+    }),
+  )
+  if (process.env.BENCH_DEBUG) {
+    together.forEach((a, k) => {
+      if (a.equals(solo[k]!)) return
+      let i = 0
+      while (i < a.length && a[i] === solo[k]![i]) i++
+      console.log(`session ${k}: ${a.length} vs solo ${solo[k]!.length} bytes, first difference at byte ${i}`)
+    })
+  }
+  return {
+    sessions: texts.length,
+    identical: together.filter((audio, k) => audio.equals(solo[k]!)).length,
+    bytes: together.reduce((n, a) => n + a.length, 0),
+  }
+}
+
+if (process.argv.includes('--serve')) await serve()
+else await main()
