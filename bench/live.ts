@@ -7,16 +7,19 @@
  *  2. WebSocket `/v1/tts/live`, one socket: time from `flush` to the first audio frame after it. Each round
  *     is a reply streamed word by word (LLM-like pace) with no sentence end before the flush, so nothing is
  *     synthesized before it.
- *  3. The same with 32 sockets at once, each started at a random moment in the first two seconds; after each
- *     reply a socket waits until its audio would have finished playing (a voice agent speaks, then listens).
- *  4. Cross-talk: 32 sockets at once, each speaking its own text in flite's deterministic voice as raw PCM,
+ *  3. The same with 32 sockets at once, each started at a random moment in the first two seconds, as a
+ *     conversation: after each reply a socket waits until its audio would have finished playing, then for
+ *     the user's turn (1.5 to 3.5 s), then streams the next reply.
+ *  4. The worst case: 32 sockets stream a reply each, then all flush at the same instant.
+ *  5. Cross-talk: 32 sockets at once, each speaking its own text in flite's deterministic voice as raw PCM,
  *     compared byte for byte with the same text spoken alone (exact-zero runs, the pauses the server inserts
  *     by timing, removed from both). Any mixed-up or misrouted frame breaks equality.
  * Env: BENCH_ROUNDS (single-socket rounds, default 30), BENCH_SOCKETS (default 32), BENCH_SOCKET_ROUNDS
  * (rounds per socket in 3, default 4), BENCH_SSE (SSE requests, default 20).
  */
 import { fork } from 'node:child_process'
-import { loadavg } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import WebSocket from 'ws'
 
@@ -90,6 +93,9 @@ async function main(): Promise<void> {
     socket.close()
 
     const concurrent: number[] = []
+    const cpu = serverCpu(child.pid!)
+    const began = performance.now()
+    let audioSec = 0
     await Promise.all(
       Array.from({ length: SOCKETS }, async (_, k) => {
         await sleep(Math.random() * 2000)
@@ -97,12 +103,22 @@ async function main(): Promise<void> {
         for (let i = 0; i < SOCKET_ROUNDS; i++) {
           const r = await s.reply(REPLIES[(k + i) % REPLIES.length]!, { format: 'mp3' }, 10 + Math.random() * 20)
           concurrent.push(r.flushToAudio)
-          // Listen to the reply before asking for the next one.
-          await sleep(Math.max(0, r.audioSec * 1000 - (performance.now() - r.firstAudioAt)))
+          audioSec += r.audioSec
+          // Listen to the reply, then to the user, before streaming the next one.
+          await sleep(Math.max(0, r.audioSec * 1000 - (performance.now() - r.firstAudioAt)) + 1500 + Math.random() * 2000)
         }
         s.close()
       }),
     )
+    const wall = (performance.now() - began) / 1000
+    const used = serverCpu(child.pid!) - cpu
+
+    const burst: number[] = []
+    const sockets = await Promise.all(Array.from({ length: SOCKETS }, () => Socket.open(ready.url, headers)))
+    const prepared = await Promise.all(sockets.map((s, k) => s.prepare(REPLIES[k % REPLIES.length]!, { format: 'mp3' }, 10)))
+    const results = await Promise.all(prepared.map((go) => go()))
+    for (const r of results) burst.push(r.flushToAudio)
+    for (const s of sockets) s.close()
 
     const crossTalk = await checkCrossTalk(ready.url, headers)
 
@@ -112,13 +128,34 @@ async function main(): Promise<void> {
     row('SSE: request to first event', firstEvent)
     row('SSE: request to first non-null alignment', firstAlignment)
     row('WS, 1 socket: flush to first audio frame', single)
-    row(`WS, ${SOCKETS} sockets: flush to first audio frame`, concurrent)
+    row(`WS, ${SOCKETS} sockets in conversation: flush to first audio frame`, concurrent)
+    row(`WS, ${SOCKETS} sockets flushing at the same instant`, burst)
+    console.log(`\nconversation phase: ${audioSec.toFixed(0)} s of audio in ${wall.toFixed(1)} s; server CPU ${used.toFixed(1)} s (${((100 * used) / wall / cpus().length).toFixed(0)} % of ${cpus().length} cores, festival included)`)
     console.log(`\ncross-talk: ${crossTalk.sessions} concurrent sessions, ${crossTalk.identical} byte-identical to their solo rendering, ${crossTalk.bytes} bytes compared`)
     if (crossTalk.identical !== crossTalk.sessions) process.exitCode = 1
   } finally {
     child.disconnect()
     await new Promise((r) => child.once('exit', r))
   }
+}
+
+/** CPU seconds used so far by process `pid` and its children (festival), from /proc. */
+function serverCpu(pid: number): number {
+  const ticks = (p: string) => {
+    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    // utime + stime, plus cutime + cstime (children already reaped: festival processes that were replaced).
+    return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) }
+  }
+  let total = 0
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const t = ticks(p)
+      if (Number(p) === pid || t.ppid === pid) total += t.cpu
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total / 100
 }
 
 function row(name: string, ms: number[]): void {
@@ -181,6 +218,11 @@ class Socket {
 
   /** Streams `text` word by word `gapMs` apart, flushes, stops; resolves at `finish`. */
   async reply(text: string, request: object, gapMs: number) {
+    return (await this.prepare(text, request, gapMs))()
+  }
+
+  /** Streams `text` word by word; resolves to a function that flushes, stops and waits for `finish`. */
+  async prepare(text: string, request: object, gapMs: number) {
     const chunks: Buffer[] = []
     let flushedAt = 0
     let firstAudioAt = 0
@@ -202,13 +244,15 @@ class Socket {
       if (gapMs > 0) await sleep(gapMs)
       this.send({ event: 'text', text: i === 0 ? word : ` ${word}` })
     }
-    flushedAt = performance.now()
-    this.send({ event: 'flush' })
-    this.send({ event: 'stop' })
-    await done
-    const audio = Buffer.concat(chunks)
-    // mp3 at 128 kb/s: 16,000 bytes a second.
-    return { flushToAudio: firstAudioAt - flushedAt, firstAudioAt, audio, audioSec: audio.length / 16000 }
+    return async () => {
+      flushedAt = performance.now()
+      this.send({ event: 'flush' })
+      this.send({ event: 'stop' })
+      await done
+      const audio = Buffer.concat(chunks)
+      // mp3 at 128 kb/s: 16,000 bytes a second.
+      return { flushToAudio: firstAudioAt - flushedAt, firstAudioAt, audio, audioSec: audio.length / 16000 }
+    }
   }
 
   send(frame: object): void {

@@ -8,20 +8,32 @@ import { SENTENCES, ttsSpeech, withPauses } from './helpers/asr-audio.js'
 let s: TestServer
 let wav: Uint8Array
 /** The answer with segments, the reference for every variant. */
-let timed: { text: string, duration: number, segments: { text: string, start: number, end: number }[], language: string }
+let timed: AsrBody
+
+interface AsrBody {
+  text: string
+  duration: number
+  segments: { text: string, start: number, end: number }[]
+  language: string
+}
 
 async function multipart(fields: Record<string, string>, audio = wav) {
   const form = new FormData()
   form.append('audio', new Blob([audio]), 'one.wav')
   for (const [k, v] of Object.entries(fields)) form.append(k, v)
   const res = await fetch(`${s.url}/v1/asr`, { method: 'POST', body: form, headers: s.asAlice })
-  return { status: res.status, body: (await res.json()) as typeof timed }
+  return { status: res.status, body: (await res.json()) as AsrBody }
 }
 
 async function post(contentType: string, body: Uint8Array | string) {
-  const res = await fetch(`${s.url}/v1/asr`, { method: 'POST', body, headers: { ...s.asAlice, 'content-type': contentType } })
-  return { status: res.status, body: (await res.json()) as typeof timed }
+  const headers = { ...s.asAlice, 'content-type': contentType }
+  const res = await fetch(`${s.url}/v1/asr`, { method: 'POST', body, headers })
+  return { status: res.status, body: (await res.json()) as AsrBody }
 }
+
+const msgpack = (fields: Record<string, unknown>) => post('application/msgpack', encode(fields))
+
+const SLOW = 120_000
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -33,11 +45,11 @@ beforeAll(async () => {
   timed = first.body
   expect(timed.segments.length).toBeGreaterThan(0)
   expect(timed.text.toLowerCase()).toContain('fifteen minutes')
-})
+}, SLOW)
 
 afterAll(async () => s?.close())
 
-describe('POST /v1/asr request fields', () => {
+describe('POST /v1/asr request fields', { timeout: SLOW }, () => {
   const untimed = () => ({ ...timed, segments: [] })
 
   it('multipart: ignore_timestamps as the strings "true" and "false"; omitted means true', async () => {
@@ -47,10 +59,10 @@ describe('POST /v1/asr request fields', () => {
   })
 
   it('MessagePack: ignore_timestamps as booleans, as strings, and nil', async () => {
-    expect(await post('application/msgpack', encode({ audio: wav, ignore_timestamps: false }))).toEqual({ status: 200, body: timed })
-    expect(await post('application/msgpack', encode({ audio: wav, ignore_timestamps: true }))).toEqual({ status: 200, body: untimed() })
-    expect(await post('application/msgpack', encode({ audio: wav, ignore_timestamps: 'false' }))).toEqual({ status: 200, body: timed })
-    expect(await post('application/msgpack', encode({ audio: wav, ignore_timestamps: null, language: null }))).toEqual({ status: 200, body: untimed() })
+    expect(await msgpack({ audio: wav, ignore_timestamps: false })).toEqual({ status: 200, body: timed })
+    expect(await msgpack({ audio: wav, ignore_timestamps: true })).toEqual({ status: 200, body: untimed() })
+    expect(await msgpack({ audio: wav, ignore_timestamps: 'false' })).toEqual({ status: 200, body: timed })
+    expect(await msgpack({ audio: wav, ignore_timestamps: null, language: null })).toEqual({ status: 200, body: untimed() })
   })
 
   it('JSON with base64 audio (the older docs) answers the same', async () => {

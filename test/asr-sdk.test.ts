@@ -6,7 +6,10 @@ import { corpusWer } from '../src/asr/wer.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { ffmpeg, SENTENCES, segmentProblems, ttsAll, withPauses, type Arranged } from './helpers/asr-audio.js'
 
-/** The official npm clients, unmodified, against a listening Parla: multipart (`fish-audio`) and MessagePack (`fish-audio-sdk`). */
+/**
+ * The official npm clients, unmodified, against a listening Parla: multipart (`fish-audio`) and MessagePack
+ * (`fish-audio-sdk`).
+ */
 const TEXTS = [SENTENCES[3], SENTENCES[12], SENTENCES[22]]
 
 let s: TestServer
@@ -15,13 +18,15 @@ let spoken: Arranged
 let wav: Uint8Array
 let seconds: number
 
+const SLOW = 120_000
+
 beforeAll(async () => {
   s = await startTestServer()
   await s.listen()
   spoken = withPauses(await ttsAll(s, TEXTS), TEXTS)
   wav = toWav(spoken.samples, spoken.sampleRate)
   seconds = spoken.samples.length / spoken.sampleRate
-})
+}, SLOW)
 
 afterAll(async () => s?.close())
 
@@ -32,10 +37,11 @@ function expectTranscript(text: string): void {
   expect(text).toMatch(/^[A-Z].*\.$/)
 }
 
-describe('npm fish-audio: speechToText.convert (multipart)', () => {
+describe('npm fish-audio: speechToText.convert (multipart)', { timeout: SLOW }, () => {
   it('transcribes a WAV with timestamps: text, duration in seconds, segments on the speech', async () => {
     const client = new FishAudioClient({ apiKey: s.alice, baseUrl: s.url })
-    const result = await client.speechToText.convert({ audio: new File([wav], 'three.wav'), language: 'en', ignore_timestamps: false })
+    const audio = new File([wav], 'three.wav')
+    const result = await client.speechToText.convert({ audio, language: 'en', ignore_timestamps: false })
     expectTranscript(result.text)
     // Seconds, as the docs say (the Python SDK's comment says milliseconds; Parla follows the docs).
     expect(result.duration).toBeGreaterThan(10)
@@ -58,16 +64,22 @@ describe('npm fish-audio: speechToText.convert (multipart)', () => {
 
   it('reports a non-audio file as UnprocessableEntityError with the 422 array', async () => {
     const client = new FishAudioClient({ apiKey: s.alice, baseUrl: s.url })
-    const err = await client.speechToText.convert({ audio: new File(['just some notes'], 'notes.txt') }).catch((e: unknown) => e)
+    const audio = new File(['just some notes'], 'notes.txt')
+    const err = await client.speechToText.convert({ audio }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(UnprocessableEntityError)
     expect((err as FishAudioError).statusCode).toBe(422)
     expect((err as FishAudioError).body).toEqual([
-      { loc: ['body', 'audio'], type: 'value_error', msg: "file 'notes.txt' is not audio: it looks like plain text; send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A", in: 'body' },
+      {
+        loc: ['body', 'audio'],
+        type: 'value_error',
+        msg: "file 'notes.txt' is not audio: it looks like plain text; send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A",
+        in: 'body',
+      },
     ])
   })
 })
 
-describe('npm fish-audio-sdk: Session.asr (MessagePack)', () => {
+describe('npm fish-audio-sdk: Session.asr (MessagePack)', { timeout: SLOW }, () => {
   it('transcribes with ignoreTimestamps false; nil language and nil ignore_timestamps give no segments', async () => {
     const session = new Session(s.bob, s.url)
     try {

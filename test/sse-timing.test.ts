@@ -74,7 +74,6 @@ describe('SSE word timing against the audio', () => {
     expect(chunks.size).toBeGreaterThanOrEqual(2)
     expect(words.map((w) => w.text)).toEqual(TEXT.replace(/\[pause\]/g, '').split(/\s+/).filter(Boolean).map((w) => w.replace(/[.,!?]$/, '')))
     const checks = boundaryErrors(words, decoded, ANALYSIS_RATE)
-    if (process.env.DEBUG_TIMING) console.log(JSON.stringify(body), checks.map((c) => `${c.where} ${(c.error * 1000).toFixed(0)}`).join("; "), findSilences(decoded, ANALYSIS_RATE).map((x) => `${x.start.toFixed(3)}-${x.end.toFixed(3)}`).join(" "), words.map((w) => `${w.text}[${w.start.toFixed(3)}-${w.end.toFixed(3)}]`).join(" "))
     // The pauses: two [pause] tags, three sentence ends and four commas (chunk joins among them), and both
     // ends; at high speed the shortest pauses fall under the 80 ms a silence needs.
     expect(checks.length).toBeGreaterThanOrEqual(10)

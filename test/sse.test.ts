@@ -180,8 +180,9 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
         },
       }
     })
-    try {
-      const long = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text.`).join(' ')
+    const long = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text.`).join(' ')
+    /** One request closed after its first timing snapshot: ms until festival has no busy process. */
+    const cancelOnce = async () => {
       const req = request(`${url}${URL_SSE}`, { method: 'POST', agent: false, headers: { ...s.asAlice, 'content-type': 'application/json' } })
       req.end(JSON.stringify({ text: long, format: 'wav' }))
       const res = await new Promise<IncomingMessage>((resolve) => req.once('response', resolve))
@@ -209,10 +210,18 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
         }
         await new Promise((r) => setTimeout(r, 2))
       }
-      expect(stoppedAt - closedAt).toBeLessThan(100)
       // Nothing more is rendered once it stopped.
       await new Promise((r) => setTimeout(r, 200))
       expect(produced.filter((t) => t > stoppedAt)).toEqual([])
+      return stoppedAt - closedAt
+    }
+    try {
+      const times: number[] = []
+      for (let i = 0; i < 3; i++) times.push(await cancelOnce())
+      times.sort((a, b) => a - b)
+      // The median, so one stall of a shared machine's scheduler does not decide; the worst stays bounded.
+      expect(times[1]).toBeLessThan(100)
+      expect(times[2]).toBeLessThan(300)
       expect(produced.length).toBeGreaterThan(0)
     } finally {
       spy.mockRestore()

@@ -17,7 +17,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'parla-webm-'))
   const encode = async (name: string) => {
     const file = join(dir, name)
-    await run('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=120', '-c:a', 'libopus', '-b:a', '24k', file])
+    const tone = ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=120']
+    await run('ffmpeg', ['-loglevel', 'error', ...tone, '-c:a', 'libopus', '-b:a', '24k', file])
     return new Uint8Array(await readFile(file))
   }
   ;[webm, ogg] = await Promise.all([encode('tone.webm'), encode('tone.opus')])

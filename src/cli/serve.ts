@@ -30,10 +30,10 @@ export function registerServeCommand(program: Command): void {
     process.on('SIGTERM', () => void shutdown('SIGTERM'))
     const address = await app.listen({ host: config.host, port: config.port })
     app.log.info({ voices: voices.length }, 'built-in voices ready')
-    // Speech recognition loads one decoder per core (a few seconds); do it now rather than on the first request.
+    // Speech recognition loads one decoder per core (seconds): do it now, not on the first request.
     deps.asr.warm().then(
       () => app.log.info('speech recognition ready'),
-      (err) => !background.signal.aborted && app.log.warn({ err }, 'could not start speech recognition; /v1/asr will retry on use'),
+      (err) => !background.signal.aborted && app.log.warn({ err }, 'could not start speech recognition; /v1/asr retries on use'),
     )
     generateMissingSamples(voices, deps.speech.engines, deps.blobs, background.signal).then(
       (made) => made > 0 && app.log.info({ made }, 'generated built-in voice samples'),

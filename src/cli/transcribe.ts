@@ -51,11 +51,14 @@ export function registerTranscribeCommand(program: Command): void {
             onProgress: (done) => bar.update(offset + done),
           })
           if (result.text) texts.push(result.text)
-          for (const s of result.segments) segments.push({ text: s.text, start: round(s.start + offset), end: round(s.end + offset) })
+          for (const s of result.segments) {
+            segments.push({ text: s.text, start: round(s.start + offset), end: round(s.end + offset) })
+          }
         }
         bar.done()
         const text = texts.join(' ')
-        process.stdout.write(options.json ? `${JSON.stringify({ text, duration: round(audio.durationSec), segments }, null, 2)}\n` : `${text}\n`)
+        const json = () => JSON.stringify({ text, duration: round(audio.durationSec), segments }, null, 2)
+        process.stdout.write(`${options.json ? json() : text}\n`)
       } catch (err) {
         if (!(err instanceof SpeechError)) throw err
         process.stderr.write(`parla: ${err.issues[0]?.msg ?? err.message}\n`)

@@ -86,7 +86,9 @@ export function arrange(
   const samples = new Float32Array(Math.round(totalSeconds * sampleRate))
   const truth = clips.map((clip, i) => {
     const at = Math.round(starts[i]! * sampleRate)
-    if (clip.sampleRate !== sampleRate || at + clip.samples.length > samples.length) throw new Error('arrange: clip does not fit')
+    if (clip.sampleRate !== sampleRate || at + clip.samples.length > samples.length) {
+      throw new Error('arrange: clip does not fit')
+    }
     samples.set(clip.samples, at)
     const b = soundBounds(clip.samples, sampleRate)
     return { start: at / sampleRate + b.start, end: at / sampleRate + b.end, text: texts[i]! }
@@ -159,8 +161,12 @@ export function segmentProblems(segments: readonly Segment[], truth: Arranged['t
     const mine = segments.filter((s) => on(s, t))
     const where = `"${t.text}" (${t.start.toFixed(2)}–${t.end.toFixed(2)} s)`
     if (mine.length === 0) problems.push(`no segment for ${where}`)
-    else if (Math.abs(mine[0]!.start - t.start) > tolerance || Math.abs(mine[mine.length - 1]!.end - t.end) > tolerance) {
-      problems.push(`${where} has segments from ${mine[0]!.start} to ${mine[mine.length - 1]!.end} s`)
+    else {
+      const first = mine[0]!.start
+      const last = mine[mine.length - 1]!.end
+      if (Math.abs(first - t.start) > tolerance || Math.abs(last - t.end) > tolerance) {
+        problems.push(`${where} has segments from ${first} to ${last} s`)
+      }
     }
   }
   return problems

@@ -22,7 +22,7 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
         if (part.type === 'file') {
           const buf = await part.toBuffer()
           if (part.fieldname !== 'audio') continue
-          if (++files > 1) throw invalidField(['body', 'audio'], 'send one audio file per request; split longer recordings and send them one by one')
+          if (++files > 1) throw oneFile()
           fields.audio = new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
           fields.filename = part.filename ?? ''
         } else fields[part.fieldname] = part.value
@@ -30,20 +30,27 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
     } catch (err) {
       const e = err as { code?: string }
       if (e.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes)
+      if (e.code === 'FST_FILES_LIMIT') throw oneFile()
       throw multipartError(err, { maxUploadBytes: maxBytes, maxUploadFiles: 1 })
     }
   } else {
     // No body at all is a request without audio, not a malformed one.
     const body = request.body ?? {}
     if (typeof body !== 'object' || body === null || Array.isArray(body) || ArrayBuffer.isView(body)) {
-      throw invalidField(['body'], 'the body must be a map with an "audio" field (MessagePack bin, or base64 in JSON)', 'object_type')
+      const msg = 'the body must be a map with an "audio" field (MessagePack bin, or base64 in JSON)'
+      throw invalidField(['body'], msg, 'object_type')
     }
     Object.assign(fields, body)
     if (typeof fields.audio === 'string') fields.audio = new Uint8Array(Buffer.from(fields.audio, 'base64'))
   }
   const audio = fields.audio
-  if (audio === undefined || audio === null) throw invalidField(['body', 'audio'], "Field required: send the audio file as 'audio'", 'missing')
-  if (!(audio instanceof Uint8Array)) throw invalidField(['body', 'audio'], 'audio must be binary: a file part, MessagePack bin, or a base64 string in JSON', 'bytes_type')
+  if (audio === undefined || audio === null) {
+    throw invalidField(['body', 'audio'], "Field required: send the audio file as 'audio'", 'missing')
+  }
+  if (!(audio instanceof Uint8Array)) {
+    const msg = 'audio must be binary: a file part, MessagePack bin, or a base64 string in JSON'
+    throw invalidField(['body', 'audio'], msg, 'bytes_type')
+  }
   if (audio.length > maxBytes) throw tooLarge(maxBytes)
   return {
     audio,
@@ -53,12 +60,20 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
   }
 }
 
+const oneFile = () =>
+  invalidField(['body', 'audio'],
+    'send one audio file per request; split longer recordings and send them one by one')
+
 export const tooLarge = (maxBytes: number) =>
-  new SpeechError('payload_too_large', `audio is larger than ${maxBytes} bytes (the limit is ${Math.round(maxBytes / 1e6)} MB); split the recording and send the parts one by one`)
+  new SpeechError('payload_too_large',
+    `audio is larger than ${maxBytes} bytes (the limit is ${Math.round(maxBytes / 1e6)} MB); ` +
+      'split the recording and send the parts one by one')
 
 function optionalLanguage(value: unknown): { language?: string } {
   if (value === undefined || value === null || value === '') return {}
-  if (typeof value !== 'string') throw invalidField(['body', 'language'], 'language must be a language code string such as "en"', 'string_type')
+  if (typeof value !== 'string') {
+    throw invalidField(['body', 'language'], 'language must be a language code string such as "en"', 'string_type')
+  }
   return { language: value.trim() }
 }
 
@@ -66,5 +81,6 @@ function optionalBoolean(value: unknown): { ignoreTimestamps?: boolean } {
   if (value === undefined || value === null || value === '') return {}
   if (typeof value === 'boolean') return { ignoreTimestamps: value }
   if (value === 'true' || value === 'false') return { ignoreTimestamps: value === 'true' }
-  throw invalidField(['body', 'ignore_timestamps'], 'ignore_timestamps must be a boolean, or the string "true" or "false"', 'bool_type')
+  const msg = 'ignore_timestamps must be a boolean, or the string "true" or "false"'
+  throw invalidField(['body', 'ignore_timestamps'], msg, 'bool_type')
 }

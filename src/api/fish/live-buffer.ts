@@ -168,4 +168,5 @@ function withCarry(carry: string, text: string, dialect: TagDialect): string {
   return kept === '' ? text : `${kept} ${text.trimStart()}`
 }
 
-const role = (t: TagSpan): string => (t.kind === 'speaker' ? 'speaker' : t.kind === 'expression' || t.kind === 'unknown' ? 'expression' : t.kind)
+const role = (t: TagSpan): string =>
+  t.kind === 'speaker' ? 'speaker' : t.kind === 'expression' || t.kind === 'unknown' ? 'expression' : t.kind

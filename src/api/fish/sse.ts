@@ -20,7 +20,13 @@ export async function* sseEvents(speech: PreparedSpeech, signal: AbortSignal): A
   const session = speech.newEncoderSession()
   // Codec priming a decoder plays before the first sample (mp3) moves every chunk later in the file.
   const leadSec = (speech.encoder.delaySamples ?? 0) / speech.outputRate
-  let current: StreamingEvent = { audio_base64: '', content: '', alignment: null, chunk_seq: 0, chunk_audio_offset_sec: round(leadSec) }
+  let current: StreamingEvent = {
+    audio_base64: '',
+    content: '',
+    alignment: null,
+    chunk_seq: 0,
+    chunk_audio_offset_sec: round(leadSec),
+  }
   let sentSnapshot: string | null = null
   const message = (audio: Uint8Array) => {
     current.audio_base64 = Buffer.from(audio).toString('base64')
@@ -41,9 +47,16 @@ export async function* sseEvents(speech: PreparedSpeech, signal: AbortSignal): A
       if (current.alignment && JSON.stringify(current.alignment) !== sentSnapshot) yield message(new Uint8Array(0))
       sentSnapshot = null
     }
-    current = { audio_base64: '', content: event.content, alignment, chunk_seq: event.seq, chunk_audio_offset_sec: round(leadSec + event.offsetSec) }
+    current = {
+      audio_base64: '',
+      content: event.content,
+      alignment,
+      chunk_seq: event.seq,
+      chunk_audio_offset_sec: round(leadSec + event.offsetSec),
+    }
     // A grown snapshot with no new audio yet still goes out, so timing is never held back behind a codec buffer.
-    if (alignment && event.segments.length > 0 && JSON.stringify(alignment) !== sentSnapshot) yield message(new Uint8Array(0))
+    const grown = alignment && event.segments.length > 0 && JSON.stringify(alignment) !== sentSnapshot
+    if (grown) yield message(new Uint8Array(0))
   }
   const last = session.end()
   if (last.length > 0 || sentSnapshot !== JSON.stringify(current.alignment)) yield message(last)

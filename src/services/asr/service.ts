@@ -24,13 +24,17 @@ export interface AsrResult extends Transcript {
 /** Speech to text for whole files. The engine starts on first use (its decoders load the model once each). */
 export function createAsrService(options: { readonly workers: number; readonly engine?: () => AsrEngine }) {
   let engine: AsrEngine | undefined
-  const getEngine = () => (engine ??= options.engine?.() ?? createPocketsphinxEngine(options.workers > 0 ? { workers: options.workers } : {}))
+  const getEngine = () =>
+    (engine ??= options.engine?.() ?? createPocketsphinxEngine(options.workers > 0 ? { workers: options.workers } : {}))
 
   const languageFor = (requested: string | undefined, supported: readonly string[]): string => {
     if (requested === undefined || requested === 'auto') return supported[0]!
     const code = requested.toLowerCase().replace('_', '-')
     const match = supported.find((l) => l === code || l === code.split('-')[0])
-    if (!match) throw invalidField(['body', 'language'], `language '${requested}' is not supported; supported: ${supported.join(', ')} (or omit it to detect)`, 'enum')
+    if (!match) {
+      const msg = `language '${requested}' is not supported; supported: ${supported.join(', ')} (or omit it to detect)`
+      throw invalidField(['body', 'language'], msg, 'enum')
+    }
     return match
   }
 
@@ -55,7 +59,8 @@ export function createAsrService(options: { readonly workers: number; readonly e
         ...(signal && { signal }),
       })
       if (decoded.durationSec < MIN_AUDIO_SEC) {
-        throw invalidField(['body', 'audio'], `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`, 'too_short')
+        const msg = `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`
+        throw invalidField(['body', 'audio'], msg, 'too_short')
       }
       const result = await transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
         language,

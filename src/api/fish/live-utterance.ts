@@ -1,0 +1,188 @@
+import type { WebSocket } from 'ws'
+import type { EncoderSession } from '../../audio/types.js'
+import type { TtsParams } from '../../services/tts/params.js'
+import type { TtsService } from '../../services/tts/service.js'
+import type { Principal } from '../../store/db/repositories/keys.js'
+import { detectLanguage } from '../../text/index.js'
+import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
+import type { LiveScheduler } from './live-scheduler.js'
+
+/** Pause reading the synthesis while this much audio waits in the socket, so slow readers bound memory. */
+export const HIGH_WATER_BYTES = 512 * 1024
+/** Gap between the last audio frame and `finish`: one client drops a second message arriving in the same tick. */
+const FINISH_GAP_MS = 5
+/** With less audio than this still to play at the client, the next unit's first phrase goes out on its own. */
+const SPLIT_BELOW_LEAD_SEC = 0.3
+/** Text kept for language detection. */
+const HEARD_CHARS = 400
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The scheduler turn a unit holds while it renders. */
+interface EngineTurn {
+  give(): void
+  take(): Promise<void>
+}
+
+export interface UtteranceContext {
+  readonly tts: TtsService
+  readonly principal: Principal
+  readonly scheduler: LiveScheduler
+  readonly socket: WebSocket
+  /** Sends a frame if the socket is open. */
+  send(frame: object): void
+  /** Synthesis failed (not aborted): the session ends the utterance and reports `err`. */
+  failed(err: unknown): void
+}
+
+/**
+ * One `start` … `finish` on a live socket. Text is spoken in units (see `TextBuffer`) that synthesize one
+ * after another into one encoder, so the audio frames concatenate to one file. When the client has next to
+ * nothing left to play, a unit's first phrase goes ahead alone (`splitFirstPhrase`); the pause its
+ * punctuation calls for is added before the next unit, less any gap the client already heard.
+ */
+export class Utterance {
+  readonly params: TtsParams
+  readonly buffer: TextBuffer
+  readonly signal: AbortSignal
+  stopping = false
+  private readonly ctx: UtteranceContext
+  private readonly abort = new AbortController()
+  private encoder: EncoderSession | null = null
+  private queue: Promise<void> = Promise.resolve()
+  private inflight = 0
+  private heard = ''
+  private sentSec = 0
+  private firstSentAt = 0
+  private pauseMs = 0
+  private blockedSince: number | undefined
+
+  constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
+    this.params = params
+    this.ctx = ctx
+    this.buffer = new TextBuffer(params.chunkLength, params.dialect)
+    this.signal = AbortSignal.any([this.abort.signal, closed])
+    // Check the voices now, so an unknown reference_id fails at start rather than at the first text.
+    this.queue = ctx.tts.prepare({ ...params, text: '' }, ctx.principal, this.signal).then(
+      (speech) => void (this.encoder = speech.newEncoderSession()),
+      (err) => void (this.signal.aborted || this.ctx.failed(err)),
+    )
+  }
+
+  /** Synthesis is queued or running. */
+  get busy(): boolean {
+    return this.inflight > 0
+  }
+
+  /** Seconds the client has not read any audio while some waits (0 when it reads). */
+  get stalledSec(): number {
+    return this.blockedSince === undefined ? 0 : (performance.now() - this.blockedSince) / 1000
+  }
+
+  end(): void {
+    this.abort.abort(new DOMException('utterance ended', 'AbortError'))
+  }
+
+  speak(text: string): void {
+    if (text === '') return
+    this.heard = `${this.heard} ${plainText(text, this.params.dialect)}`.slice(-HEARD_CHARS)
+    const language = detectLanguage(this.heard)
+    const waiting = this.inflight === 0 && this.leadSec() < SPLIT_BELOW_LEAD_SEC && this.params.latency !== 'normal'
+    for (const unit of waiting ? splitFirstPhrase(text, this.params.dialect) : [text]) this.enqueue(unit, language)
+  }
+
+  /** Speaks what is left, then sends `finish` and calls `done`. */
+  stop(done: () => void): void {
+    this.stopping = true
+    this.speak(this.buffer.takeAll())
+    this.queue = this.queue.then(async () => {
+      if (this.signal.aborted || !this.encoder) return
+      await this.sendAudio(this.encoder.end(), 0)
+      await sleep(FINISH_GAP_MS)
+      if (this.signal.aborted) return
+      done()
+      this.ctx.send({ event: 'finish', reason: 'stop' })
+    })
+  }
+
+  private enqueue(unit: string, language: string): void {
+    this.inflight++
+    this.queue = this.queue.then(async () => {
+      let slot = false
+      const take = async () => {
+        // A waiting client (nothing left to play) goes before one that still has audio to play.
+        await this.ctx.scheduler.acquire(performance.now() + this.leadSec() * 1000, this.signal)
+        slot = true
+      }
+      const give = () => {
+        if (slot) this.ctx.scheduler.release()
+        slot = false
+      }
+      try {
+        const encoder = this.encoder
+        if (this.signal.aborted || !encoder) return
+        const params = { ...this.params, text: unit, languageHint: language }
+        const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        await take()
+        let first = true
+        let seq = 0
+        for await (const event of speech.render(this.signal)) {
+          if (event.type === 'alignment') {
+            // Between text chunks, an earlier deadline may go first.
+            if (event.seq !== seq && this.ctx.scheduler.queued > 0) {
+              give()
+              await take()
+            }
+            seq = event.seq
+            continue
+          }
+          const samples = first ? this.withPause(event.samples, speech.outputRate) : event.samples
+          first = false
+          await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate, { give, take })
+        }
+        this.pauseMs = pauseAfterMs(unit, this.params.dialect)
+      } catch (err) {
+        if (!this.signal.aborted) this.ctx.failed(err)
+      } finally {
+        give()
+        this.inflight--
+      }
+    })
+  }
+
+  /** Seconds of audio the client has been sent but, playing in real time, has not played yet. */
+  private leadSec(): number {
+    return this.sentSec === 0 ? 0 : this.sentSec - (performance.now() - this.firstSentAt) / 1000
+  }
+
+  private withPause(samples: Float32Array, rate: number): Float32Array {
+    const heardGapSec = Math.max(0, -this.leadSec())
+    const sec = Math.max(0, this.pauseMs / 1000 / this.params.speed - heardGapSec)
+    this.pauseMs = 0
+    if (sec === 0) return samples
+    const out = new Float32Array(Math.round(sec * rate) + samples.length)
+    out.set(samples, out.length - samples.length)
+    return out
+  }
+
+  private async sendAudio(bytes: Uint8Array, seconds: number, slot?: EngineTurn): Promise<void> {
+    if (bytes.length === 0 && seconds === 0) return
+    const socket = this.ctx.socket
+    if (socket.bufferedAmount > HIGH_WATER_BYTES) {
+      // A slow reader: wait without holding an engine turn that others could use.
+      slot?.give()
+      this.blockedSince = performance.now()
+      const blocked = () => socket.bufferedAmount > HIGH_WATER_BYTES && socket.readyState === socket.OPEN
+      while (blocked() && !this.signal.aborted) await sleep(10)
+      this.blockedSince = undefined
+      if (!this.signal.aborted) await slot?.take()
+    }
+    if (this.signal.aborted) return
+    if (this.sentSec === 0) this.firstSentAt = performance.now()
+    this.sentSec += seconds
+    if (bytes.length === 0) return
+    this.ctx.send({ event: 'audio', audio: bytes })
+    // One frame per turn of the event loop: frames written in one turn reach the client as one read, and
+    // npm fish-audio-sdk keeps only the first message of a read. This also lets other sockets take turns.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
