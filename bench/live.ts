@@ -66,6 +66,12 @@ async function serve(): Promise<void> {
 
 async function main(): Promise<void> {
   const child = fork(process.argv[1]!, ['--serve'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  let finished = false
+  child.once('exit', (code, signal) => {
+    if (finished) return
+    console.error(`server exited early (${signal ?? `code ${code}`})`)
+    process.exit(1)
+  })
   try {
     const ready = await new Promise<Ready>((resolve, reject) => {
       child.once('message', (m) => resolve(m as Ready))
@@ -79,6 +85,8 @@ async function main(): Promise<void> {
     await warm.reply(REPLIES[0]!, { format: 'mp3' }, 0)
     warm.close()
 
+    const phase = (name: string) => process.stderr.write(`… ${name}\n`)
+    phase('SSE')
     const firstEvent: number[] = []
     const firstAlignment: number[] = []
     for (let i = 0; i < SSE_RUNS; i++) {
@@ -87,11 +95,13 @@ async function main(): Promise<void> {
       firstAlignment.push(r.firstAlignment)
     }
 
+    phase('one socket')
     const single: number[] = []
     const socket = await Socket.open(ready.url, headers)
     for (let i = 0; i < ROUNDS; i++) single.push((await socket.reply(REPLIES[i % REPLIES.length]!, { format: 'mp3' }, 15)).flushToAudio)
     socket.close()
 
+    phase(`${SOCKETS} sockets in conversation`)
     const concurrent: number[] = []
     const cpu = serverCpu(child.pid!)
     const began = performance.now()
@@ -113,6 +123,7 @@ async function main(): Promise<void> {
     const wall = (performance.now() - began) / 1000
     const used = serverCpu(child.pid!) - cpu
 
+    phase(`${SOCKETS} sockets flushing at once`)
     const burst: number[] = []
     const sockets = await Promise.all(Array.from({ length: SOCKETS }, () => Socket.open(ready.url, headers)))
     const prepared = await Promise.all(sockets.map((s, k) => s.prepare(REPLIES[k % REPLIES.length]!, { format: 'mp3' }, 10)))
@@ -120,6 +131,7 @@ async function main(): Promise<void> {
     for (const r of results) burst.push(r.flushToAudio)
     for (const s of sockets) s.close()
 
+    phase('cross-talk')
     const crossTalk = await checkCrossTalk(ready.url, headers)
 
     console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`)
@@ -134,6 +146,7 @@ async function main(): Promise<void> {
     console.log(`\ncross-talk: ${crossTalk.sessions} concurrent sessions, ${crossTalk.identical} byte-identical to their solo rendering, ${crossTalk.bytes} bytes compared`)
     if (crossTalk.identical !== crossTalk.sessions) process.exitCode = 1
   } finally {
+    finished = true
     child.disconnect()
     await new Promise((r) => child.once('exit', r))
   }

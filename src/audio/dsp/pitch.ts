@@ -1,10 +1,11 @@
 /**
- * F0 tracking with pitchfinder's YIN. YIN costs O(window^2) per frame in pure JS, so the signal is first
- * resampled to 8 kHz: a 40 ms frame then gives YIN a 256-sample window (lags up to 128, i.e. F0 down to
- * 62.5 Hz); with the frame skipping below, 30 s of audio takes about 130 ms. Octave jumps are folded towards
+ * F0 tracking with YIN (yin.ts: pitchfinder's algorithm, computed lazily). YIN costs O(window^2) per frame in
+ * pure JS, so the signal is first resampled to 8 kHz: a 40 ms frame then gives YIN a 256-sample window (lags
+ * up to 128, i.e. F0 down to 62.5 Hz); with the frame skipping below, 30 s of audio takes about 130 ms
+ * (pitchfinder's own YIN computed every lag: 250-350 ms). Octave jumps are folded towards
  * the clip's median and isolated voiced frames are dropped, since medians and percentiles are what callers use.
  */
-import { YIN } from 'pitchfinder'
+import { createYin } from './yin.js'
 import { resampleAll } from '../resample.js'
 import { median, percentile } from './stats.js'
 
@@ -53,9 +54,9 @@ export function trackPitch(samples: Float32Array, sampleRate: number, options: P
     energy[f] = 10 * Math.log10(sum / FRAME + 1e-12)
   }
   const gate = percentile(energy, 95) - (options.gateDb ?? 35)
-  const detect = YIN({ sampleRate: RATE, threshold: 0.15 })
+  const detect = createYin(RATE, 0.15)
   const frame = new Float32Array(FRAME)
-  // pitchfinder's YIN seeds its cumulative mean with a constant 1 (not scaled with the signal), so its
+  // pitchfinder's YIN (yin.ts keeps its behaviour) seeds its cumulative mean with a constant 1, so its
   // voicing depends on absolute level: frames far below about -20 dB look periodic at ~3 kHz and are then
   // rejected. That acts as a soft gate relative to the loud frames, which the figures in docs/voice-cloning.md
   // were tuned with, but it made F0 coverage and the timbre frames change with recording level. The clip is

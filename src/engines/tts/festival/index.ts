@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { SpeechError } from '../../../errors.js'
 import { wordsFromSpoken, type SpokenWord } from '../align-words.js'
+import { raceAbort } from '../abort.js'
 import { toAsciiText } from '../ascii-text.js'
 import { synthesizePieces, type PieceResult } from '../piece-synth.js'
 import { ResourcePool } from '../pool.js'
@@ -93,14 +94,28 @@ export async function createFestivalEngine(options: { readonly processes?: numbe
       const ascii = toAsciiText(request.text)
       const rate = request.rate ?? 1
       const hts = htsRate(rate)
-      const { signal, deadline } = callOptions
-      const proc = await pool.acquire(signal, deadline)
+      // Stops pieces still in flight when the caller stops reading: their process is killed, not waited for.
+      const stop = new AbortController()
+      const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, stop.signal]) : stop.signal
+      const deadline = callOptions.deadline ?? performance.now()
+      let audioSec = 0
+      // A process is taken per sentence, not per call: a request waiting for its first audio gets the next free
+      // process instead of waiting for other requests' whole chunks. Later sentences of this call are due later.
+      const run = async (piece: TextPiece): Promise<PieceResult> => {
+        const proc = await pool.acquire(signal, deadline + audioSec * 1000)
+        try {
+          const result = await raceAbort(runPiece(proc, ascii, piece, hts), signal)
+          audioSec += result.samples.length / sampleRate
+          return result
+        } finally {
+          if (proc.alive && proc.pending === 0) pool.release(proc)
+          else pool.discard(proc)
+        }
+      }
       try {
-        yield* synthesizePieces(pieces, (p) => runPiece(proc, ascii, p, hts), { sampleRate, signal, rate })
+        yield* synthesizePieces(pieces, run, { sampleRate, signal: callOptions.signal, rate })
       } finally {
-        // A process still working on a piece nobody will read is killed rather than waited for.
-        if (proc.alive && proc.pending === 0) pool.release(proc)
-        else pool.discard(proc)
+        stop.abort()
       }
     },
     close: () => pool.close(),

@@ -8,7 +8,7 @@ import {
 import { createFliteEngine, type FliteEngine } from './index.js'
 
 let engine: FliteEngine
-const scratchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('parla-flite-'))
+const scratchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith(`parla-flite-${process.pid}-`))
 
 /** Scratch directories left after the worker of an aborted request has been terminated (give it a second). */
 async function leftoverDirs(): Promise<string[]> {

@@ -48,7 +48,7 @@ export async function createFliteEngine(options: { readonly processes?: number }
 
   async function runPiece(worker: FliteWorker, voice: FliteVoice, request: SynthesisRequest, piece: TextPiece) {
     const ascii = toAsciiText(piece.text)
-    const dir = await mkdtemp(join(tmpdir(), 'parla-flite-'))
+    const dir = await mkdtemp(join(tmpdir(), `parla-flite-${process.pid}-`))
     try {
       const rate = Math.min(4, Math.max(0.25, request.rate ?? 1))
       const shift = request.pitchSemitones ?? 0

@@ -39,7 +39,7 @@ port.on('message', (job: FliteJob) => {
 })
 
 // The first run of a voice is slow while V8 optimizes the wasm; pay that before taking requests.
-const warmDir = mkdtempSync(join(tmpdir(), 'parla-flite-'))
+const warmDir = mkdtempSync(join(tmpdir(), `parla-flite-${process.pid}-`))
 try {
   runFlite(WASI, module, ['-voice', 'slt', '-t', ' Ready. ', '-o', 'none'], warmDir, 'warmup')
 } finally {
