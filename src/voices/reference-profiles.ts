@@ -60,14 +60,14 @@ export function createReferenceProfiles() {
 
 export type ReferenceProfiles = ReturnType<typeof createReferenceProfiles>
 
-async function analyzeClip(clip: ReferenceClip, loc: string[], sha256: string, signal?: AbortSignal): Promise<VoiceProfile> {
+async function analyzeClip(clip: ReferenceClip, loc: string[], sha256: string): Promise<VoiceProfile> {
   // `references[1]`, or `references[0][1]` for a speaker's list.
   const name = loc.slice(1, -1).reduce((acc, part) => `${acc}[${part}]`)
   // A copy for the decoder (bin values are views into the request body), and a length limit: 10-30 s is
   // what a reference should be, and analysis time grows with length.
-  const decoded = await decodeAudio(new Uint8Array(clip.audio), { name, loc, maxSeconds: MAX_REFERENCE_SECONDS, ...(signal && { signal }) })
+  const decoded = await decodeAudio(new Uint8Array(clip.audio), { name, loc, maxSeconds: MAX_REFERENCE_SECONDS })
   try {
-    const profile = await analyzeVoice(decoded.samples, decoded.sampleRate, { ...(clip.text.trim() && { transcript: clip.text }), ...(signal && { signal }) })
+    const profile = await analyzeVoice(decoded.samples, decoded.sampleRate, { ...(clip.text.trim() && { transcript: clip.text }) })
     return { ...profile, sources: [{ key: `inline:${sha256}`, sha256, text: clip.text, durationSec: decoded.durationSec }] }
   } catch (err) {
     if (isNoSpeechError(err)) throw invalidField(loc, `${name} contains no speech; send 10 to 30 seconds of clear speech`)

@@ -5,7 +5,6 @@ import type { TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
-import type { LiveScheduler } from './live-scheduler.js'
 
 /** Pause reading the synthesis while this much audio waits in the socket, so slow readers bound memory. */
 export const HIGH_WATER_BYTES = 512 * 1024
@@ -17,16 +16,9 @@ const SPLIT_BELOW_LEAD_SEC = 0.3
 const HEARD_CHARS = 400
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The scheduler turn a unit holds while it renders. */
-interface EngineTurn {
-  give(): void
-  take(): Promise<void>
-}
-
 export interface UtteranceContext {
   readonly tts: TtsService
   readonly principal: Principal
-  readonly scheduler: LiveScheduler
   readonly socket: WebSocket
   /** Sends a frame if the socket is open. */
   send(frame: object): void
@@ -107,43 +99,25 @@ export class Utterance {
   private enqueue(unit: string, language: string): void {
     this.inflight++
     this.queue = this.queue.then(async () => {
-      let slot = false
-      const take = async () => {
-        // A waiting client (nothing left to play) goes before one that still has audio to play.
-        await this.ctx.scheduler.acquire(performance.now() + this.leadSec() * 1000, this.signal)
-        slot = true
-      }
-      const give = () => {
-        if (slot) this.ctx.scheduler.release()
-        slot = false
-      }
       try {
         const encoder = this.encoder
         if (this.signal.aborted || !encoder) return
         const params = { ...this.params, text: unit, languageHint: language }
         const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
-        await take()
+        // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
+        // client's first phrase goes before another socket's continuation.
+        const dueAt = performance.now() + Math.max(0, this.leadSec()) * 1000
         let first = true
-        let seq = 0
-        for await (const event of speech.render(this.signal)) {
-          if (event.type === 'alignment') {
-            // Between text chunks, an earlier deadline may go first.
-            if (event.seq !== seq && this.ctx.scheduler.queued > 0) {
-              give()
-              await take()
-            }
-            seq = event.seq
-            continue
-          }
+        for await (const event of speech.render(this.signal, dueAt)) {
+          if (event.type !== 'audio') continue
           const samples = first ? this.withPause(event.samples, speech.outputRate) : event.samples
           first = false
-          await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate, { give, take })
+          await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate)
         }
         this.pauseMs = pauseAfterMs(unit, this.params.dialect)
       } catch (err) {
         if (!this.signal.aborted) this.ctx.failed(err)
       } finally {
-        give()
         this.inflight--
       }
     })
@@ -164,17 +138,14 @@ export class Utterance {
     return out
   }
 
-  private async sendAudio(bytes: Uint8Array, seconds: number, slot?: EngineTurn): Promise<void> {
+  private async sendAudio(bytes: Uint8Array, seconds: number): Promise<void> {
     if (bytes.length === 0 && seconds === 0) return
     const socket = this.ctx.socket
     if (socket.bufferedAmount > HIGH_WATER_BYTES) {
-      // A slow reader: wait without holding an engine turn that others could use.
-      slot?.give()
       this.blockedSince = performance.now()
       const blocked = () => socket.bufferedAmount > HIGH_WATER_BYTES && socket.readyState === socket.OPEN
       while (blocked() && !this.signal.aborted) await sleep(10)
       this.blockedSince = undefined
-      if (!this.signal.aborted) await slot?.take()
     }
     if (this.signal.aborted) return
     if (this.sentSec === 0) this.firstSentAt = performance.now()

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
@@ -8,7 +7,6 @@ import { toTtsParams } from '../../services/tts/params.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
 import { compileBodyValidator } from '../validators.js'
-import { LiveScheduler } from './live-scheduler.js'
 import { Utterance } from './live-utterance.js'
 import { TtsRequestBody } from './tts-schemas.js'
 
@@ -24,8 +22,6 @@ const validateRequest = compileBodyValidator(TtsRequestBody)
  * under way (and being read).
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  // One turn per festival process (the default voice's engine), shared by every socket.
-  const scheduler = new LiveScheduler(deps.config.festivalProcesses || availableParallelism())
   app.get(
     '/v1/tts/live',
     {
@@ -42,7 +38,7 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
       },
     },
     (socket, request) => {
-      new LiveSession(socket, deps, scheduler, request.principal, request.headers.model).listen()
+      new LiveSession(socket, deps, request.principal, request.headers.model).listen()
     },
   )
 }
@@ -50,17 +46,15 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
 class LiveSession {
   private readonly socket: WebSocket
   private readonly deps: Deps
-  private readonly scheduler: LiveScheduler
   private readonly principal: Principal
   private readonly model: unknown
   private readonly closed = new AbortController()
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
 
-  constructor(socket: WebSocket, deps: Deps, scheduler: LiveScheduler, principal: Principal, model: unknown) {
+  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown) {
     this.socket = socket
     this.deps = deps
-    this.scheduler = scheduler
     this.principal = principal
     this.model = model
   }
@@ -156,7 +150,6 @@ class LiveSession {
     const ctx = {
       tts: this.deps.tts,
       principal: this.principal,
-      scheduler: this.scheduler,
       socket: this.socket,
       send: (frame: object) => this.send(frame),
       failed: (err: unknown) => this.report(s, fishLiveErrorMessage(toSpeechError(err))),

@@ -37,6 +37,11 @@ export interface RenderOptions {
    */
   readonly stretchStream?: StretchStreamFactory
   readonly signal?: AbortSignal
+  /**
+   * When the listener needs the first audio (`performance.now()` ms), for the engines' earliest-deadline
+   * order; default now. A live socket whose client still has audio to play passes a later time.
+   */
+  readonly dueAt?: number
 }
 
 /**
@@ -56,7 +61,7 @@ export async function* renderSpeech(options: RenderOptions): AsyncGenerator<Rend
 
 async function* renderChunks(options: RenderOptions, lookahead: Lookahead): AsyncGenerator<RenderEvent> {
   const { chunks, params, outputRate, signal } = options
-  const startedAt = performance.now()
+  const startedAt = options.dueAt ?? performance.now()
   // `audioSec`: audio the listener will have before this chunk's; engines serve the earliest deadline first.
   const startCall = (chunk: TextChunk, audioSec: number): AsyncIterable<SynthesisChunk> => {
     const voice = options.chooseVoice(chunk.speaker, chunk.language)

@@ -21,7 +21,8 @@ export interface PreparedSpeech {
   readonly encoder: AudioEncoder
   readonly outputRate: number
   newEncoderSession(): EncoderSession
-  render(signal?: AbortSignal): AsyncGenerator<RenderEvent>
+  /** `dueAt`: when the listener needs the first audio (`performance.now()` ms; default now), see `RenderOptions`. */
+  render(signal?: AbortSignal, dueAt?: number): AsyncGenerator<RenderEvent>
 }
 
 export interface TtsService {
@@ -49,7 +50,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
         encoder,
         outputRate,
         newEncoderSession: () => encoder.create({ sampleRate: outputRate, ...(params.bitrate !== undefined && { bitrate: params.bitrate }) }),
-        render: (renderSignal) =>
+        render: (renderSignal, dueAt) =>
           renderSpeech({
             chunks,
             params,
@@ -58,6 +59,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
             ...(deps.stretch && { stretch: deps.stretch }),
             ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
+            ...(dueAt !== undefined && { dueAt }),
           }),
       }
     },
