@@ -42,7 +42,8 @@ export async function startTestServer(
     asBob: { authorization: `Bearer ${b.key}` },
     url: '',
     async listen() {
-      server.url = await app.listen({ host: '127.0.0.1', port: 0 })
+      // Idempotent, so a retried test that listens again gets the same server.
+      if (!server.url) server.url = await app.listen({ host: '127.0.0.1', port: 0 })
       return server.url
     },
     async close() {
