@@ -14,7 +14,7 @@
 import { fork } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PARAGRAPH_TEXT, SENTENCE, THREE_SENTENCES } from './tts-texts.js'
 
@@ -87,13 +87,7 @@ const percentile = (values: readonly number[], p: number): number => {
 const f0 = (n: number) => n.toFixed(0)
 const f2 = (n: number) => n.toFixed(2)
 const pp = (v: readonly number[]) => `${f0(percentile(v, 50))} / ${f0(percentile(v, 95))}`
-
-async function sequential(ready: Ready, body: object, runs: number): Promise<number[]> {
-  await post(ready, body) // warm-up
-  const out: number[] = []
-  for (let i = 0; i < runs; i++) out.push((await post(ready, body)).firstByte)
-  return out
-}
+const ppm = (v: readonly number[]) => `${pp(v)} (${f0(Math.min(...v))})`
 
 /** `concurrency` clients, each sending requests back to back, until `runs` requests in total were timed. */
 async function concurrent(ready: Ready, body: object, runs: number, concurrency: number): Promise<number[]> {
@@ -117,31 +111,62 @@ async function main(): Promise<void> {
       child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
     })
     console.log(`TTS benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
-      `${RUNS} runs per figure, ${CONCURRENCY} concurrent clients`)
+      `${RUNS} runs per figure, ${CONCURRENCY} concurrent clients; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
     console.log(`texts: 1 sentence (${SENTENCE.length} chars, latency low); 3 sentences (${THREE_SENTENCES.length} chars, balanced); ` +
       `long (${PARAGRAPH_TEXT.length} chars, balanced)\n`)
-    console.log('| voice | format | first byte low p50/p95 ms | first byte balanced p50/p95 ms | ×8: low p50/p95 | ×8: balanced p50/p95 | RTF (long) | end-to-end / engine |')
+    console.log('| voice | format | first byte low p50/p95 (min) ms | first byte balanced p50/p95 (min) ms | ×8: low p50/p95 | ×8: balanced p50/p95 | RTF (long) | end-to-end / engine |')
     console.log('|---|---|---|---|---|---|---|---|')
     for (const voice of VOICES) {
-      const engineOnly = await engineSeconds(engines, voice, PARAGRAPH_TEXT, planText)
+      const engine = await engineFor(engines, voice)
+      const spokenLong = spokenText(planText, PARAGRAPH_TEXT, 'balanced')
       // Audio length of the long text as the server renders it (pauses included), from a pcm response.
       const pcm = await post(ready, { reference_id: voice, format: 'pcm', sample_rate: 16000, text: PARAGRAPH_TEXT })
       const audio = pcm.bytes / 2 / 16000
+      let engineBest = Infinity
+      // Formats take turns within each round, so a change in the machine's load hits them all alike.
+      const lowBody = (format: string) => ({ reference_id: voice, format, text: SENTENCE, latency: 'low' })
+      const balancedBody = (format: string) => ({ reference_id: voice, format, text: THREE_SENTENCES, latency: 'balanced' })
+      const firstBytes = new Map(FORMATS.map((f) => [f, { low: [] as number[], balanced: [] as number[] }]))
+      // The engine alone on the same first chunks, in the same rounds: what the first byte cannot beat.
+      const lowFirst = firstChunk(planText, SENTENCE, 'low')
+      const balancedFirst = firstChunk(planText, THREE_SENTENCES, 'balanced')
+      const alone = { low: [] as number[], balanced: [] as number[] }
+      for (let round = -1; round < RUNS; round++) {
+        const aloneLow = await engineFirst(engine, lowFirst)
+        const aloneBalanced = await engineFirst(engine, balancedFirst)
+        if (round >= 0) {
+          alone.low.push(aloneLow)
+          alone.balanced.push(aloneBalanced)
+        }
+        for (const format of FORMATS) {
+          const low = (await post(ready, lowBody(format))).firstByte
+          const balanced = (await post(ready, balancedBody(format))).firstByte
+          if (round < 0) continue // warm-up
+          firstBytes.get(format)!.low.push(low)
+          firstBytes.get(format)!.balanced.push(balanced)
+        }
+      }
       for (const format of FORMATS) {
         const base = { reference_id: voice, format }
-        const low = await sequential(ready, { ...base, text: SENTENCE, latency: 'low' }, RUNS)
-        const balanced = await sequential(ready, { ...base, text: THREE_SENTENCES, latency: 'balanced' }, RUNS)
+        const { low, balanced } = firstBytes.get(format)!
         const lowC = await concurrent(ready, { ...base, text: SENTENCE, latency: 'low' }, RUNS, CONCURRENCY)
         const balancedC = await concurrent(ready, { ...base, text: THREE_SENTENCES, latency: 'balanced' }, RUNS, CONCURRENCY)
-        // RTF and the overhead ratio from the best of 3 (the machine is shared; the minimum is the least disturbed).
-        const longRuns: Timing[] = []
-        for (let i = 0; i < 3; i++) longRuns.push(await post(ready, { ...base, text: PARAGRAPH_TEXT }))
-        const long = Math.min(...longRuns.map((t) => t.total)) / 1000
-        const row = [pp(low), pp(balanced), pp(lowC), pp(balancedC), (long / audio).toFixed(3), f2(long / engineOnly.wallSeconds)]
+        // The long text through the server and through the engine alone, alternately (the machine is shared, so
+        // its load drifts); each figure is the best of 3, the least disturbed run.
+        let e2e = Infinity
+        let alone = Infinity
+        for (let i = 0; i < 3; i++) {
+          alone = Math.min(alone, (await engineRun(engine, spokenLong)).wallMs / 1000)
+          e2e = Math.min(e2e, (await post(ready, { ...base, text: PARAGRAPH_TEXT })).total / 1000)
+        }
+        engineBest = Math.min(engineBest, alone)
+        const row = [ppm(low), ppm(balanced), pp(lowC), pp(balancedC), (e2e / audio).toFixed(3), f2(e2e / alone)]
         console.log(`| ${voice} | ${format} | ${row.join(' | ')} |`)
       }
-      console.log(`| ${voice} | engine only | | | | | ${(engineOnly.wallSeconds / engineOnly.audioSeconds).toFixed(3)} | ${f0(engineOnly.wallSeconds * 1000)} ms for ${engineOnly.audioSeconds.toFixed(1)} s |`)
+      const long = await engineRun(engine, spokenLong)
+      console.log(`| ${voice} | engine alone | ${ppm(alone.low)} | ${ppm(alone.balanced)} | | | ${(engineBest / long.audioSeconds).toFixed(3)} | ${f0(engineBest * 1000)} ms for ${long.audioSeconds.toFixed(1)} s |`)
     }
+    console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
   } finally {
     await engines.close()
     agent.destroy()
@@ -151,31 +176,39 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * The engine's own time for the text: `synthesize` called directly with the same spoken text the server
- * sends it (normalized, chunk by chunk), best of 3.
- */
-async function engineSeconds(
-  engines: { get(id: string): Promise<import('../src/engines/tts/types.js').TtsEngine> },
-  voiceModelId: string,
-  text: string,
-  planText: typeof import('../src/text/index.js').planText,
-): Promise<{ wallSeconds: number; audioSeconds: number }> {
+type Engine = import('../src/engines/tts/types.js').TtsEngine
+type PlanText = typeof import('../src/text/index.js').planText
+
+/** The engine and engine voice of a built-in voice model id (`festival-slt` → festival, `slt`). */
+async function engineFor(engines: { get(id: string): Promise<Engine> }, voiceModelId: string) {
   const engineId = ['espeak-ng', 'festival', 'flite'].find((id) => voiceModelId.startsWith(`${id}-`))!
   const engine = await engines.get(engineId)
   const voice = engine.voices().find((v) => `${engineId}-${v.id}`.toLowerCase() === voiceModelId)!.id
-  // The whole text in one call, as the server would speak it: the engine runs ahead sentence by sentence.
-  const spoken = planText(text, { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 50, latency: 'balanced' })
-    .map((c) => c.spoken).join(' ')
-  let best = { wallSeconds: Infinity, audioSeconds: 0 }
-  for (let run = 0; run < 4; run++) {
-    const t0 = performance.now()
-    let samples = 0
-    for await (const piece of engine.synthesize({ text: spoken, voice })) samples += piece.samples.length
-    const wall = (performance.now() - t0) / 1000
-    if (run > 0 && wall < best.wallSeconds) best = { wallSeconds: wall, audioSeconds: samples / engine.sampleRate }
-  }
-  return best
+  return { engine, voice }
+}
+
+const plan = (planText: PlanText, text: string, latency: 'low' | 'balanced') =>
+  planText(text, { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 50, latency })
+/** The whole text as the server would have it spoken, in one string. */
+const spokenText = (planText: PlanText, text: string, latency: 'low' | 'balanced') => plan(planText, text, latency).map((c) => c.spoken).join(' ')
+const firstChunk = (planText: PlanText, text: string, latency: 'low' | 'balanced') => plan(planText, text, latency)[0]!.spoken
+
+/**
+ * The engine's own time for a text: `synthesize` called directly with what the server would send it, in one
+ * call (the engine runs ahead sentence by sentence), consuming nothing but the sample count.
+ */
+async function engineRun({ engine, voice }: { engine: Engine; voice: string }, text: string) {
+  const t0 = performance.now()
+  let samples = 0
+  for await (const piece of engine.synthesize({ text, voice })) samples += piece.samples.length
+  return { wallMs: performance.now() - t0, audioSeconds: samples / engine.sampleRate }
+}
+
+/** Time to the engine's first piece for `text`. */
+async function engineFirst({ engine, voice }: { engine: Engine; voice: string }, text: string): Promise<number> {
+  const t0 = performance.now()
+  for await (const _ of engine.synthesize({ text, voice })) break
+  return performance.now() - t0
 }
 
 if (process.argv.includes('--serve')) await serve(process.argv[process.argv.indexOf('--serve') + 1]!)

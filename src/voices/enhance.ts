@@ -3,8 +3,8 @@
  * installed here). Three steps, each measured and reported:
  *
  * 1. DC and rumble removal (first-order high-pass at 60 Hz).
- * 2. Spectral gating, only when the background is within 35 dB of the speech: the noise spectrum is the average power spectrum of the quietest 15 % of 32 ms frames;
- *    each STFT bin then gets the gain `max(floor, 1 - 2 × noise / power)` (power subtraction with 2× over-
+ * 2. Spectral gating, only when the background is within 35 dB of the speech: the noise spectrum is the
+ *    average power spectrum of the quietest 15 % of 32 ms frames; each STFT bin then gets the gain `max(floor, 1 - 2 × noise / power)` (power subtraction with 2× over-
  *    subtraction), smoothed over neighbouring bins and in time against "musical noise", and the frames are
  *    overlap-added back (Hann, 75 % overlap). The floor is -15 dB, so noise is lowered, never gated to silence,
  *    and speech keeps its own spectrum where it is well above the noise.

@@ -46,7 +46,8 @@ export function analysisStep(options: AnalysisStepOptions): TrainingStep {
         ctx.signal.throwIfAborted()
         const sample = ctx.samples[index]!
         const entry = audios[index]!
-        const result = await analyseSample(ctx.model.id, ctx.model.enhanceAudioQuality, stored[index]!, sample, ctx.signal, options)
+        const { id, enhanceAudioQuality } = ctx.model
+        const result = await analyseSample(id, enhanceAudioQuality, stored[index]!, sample, ctx.signal, options)
         if (result.text !== sample.text) stored[index] = { ...stored[index]!, text: result.text }
         const language = result.fromAsr && result.text ? 'en' : entry.language
         if ('failure' in result) {

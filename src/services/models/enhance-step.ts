@@ -37,7 +37,8 @@ export async function enhanceSample(
   const key = `models/${modelId}/voice-${index}.enhanced.wav`
   signal.throwIfAborted()
   await deps.blobs.put(key, bytes)
-  const row = { key, model_id: modelId, filename: `voice-${index}.enhanced.wav`, content_type: 'audio/wav', size: bytes.length }
+  const filename = `voice-${index}.enhanced.wav`
+  const row = { key, model_id: modelId, filename, content_type: 'audio/wav', size: bytes.length }
   if (!(await deps.repo.registerBlob(row))) {
     await deps.blobs.delete(key)
     throw new SpeechError('not_found', `[training] model ${modelId} was deleted while it trained`)

@@ -124,7 +124,9 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
       // Aborted by shutdown: leave it in `training`; the next start re-queues it.
       if (signal.aborted && !(signal.reason instanceof JobTimeout)) return
       const timedOut = signal.reason instanceof JobTimeout
-      const reason = timedOut ? signal.reason.message : err instanceof SpeechError ? err.message : 'training failed: internal error'
+      const reason = timedOut
+        ? (signal.reason as JobTimeout).message
+        : err instanceof SpeechError ? err.message : 'training failed: internal error'
       if (!timedOut && !(err instanceof SpeechError)) options.onError?.(err, id)
       await options.repo.setState(id, { state: 'failed', stateReason: reason }, now(), ['training'])
     }

@@ -143,6 +143,9 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
             const out = emit(smoother.push(block))
             sent += out.length
             if (out.length > 0) yield { type: 'audio', samples: out }
+            // The same macrotask turn between blocks of a piece: the HTTP response also corks its socket until
+            // the next tick, so otherwise the first 50 ms block would leave only with the rest of the sentence.
+            if (!stream && out.length > 0) await new Promise((resolve) => setImmediate(resolve))
           }
           // The consumer pulls again within the same microtask run, so without a macrotask turn here the
           // socket would only see the first bytes after the whole piece went through Rubber Band.

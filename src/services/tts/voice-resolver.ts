@@ -50,7 +50,10 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
     const model = await deps.lookupModel(id, principal)
     if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
-    if (model.state !== 'trained') throw new SpeechError('not_ready', `Voice model '${id}' ${NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`}`)
+    if (model.state !== 'trained') {
+      const why = NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`
+      throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
+    }
     if (model.builtinVoice) return { modelId: id, builtin: model.builtinVoice }
     if (model.profile) return { modelId: id, profile: model.profile }
     throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
