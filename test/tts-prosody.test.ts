@@ -142,4 +142,16 @@ describe('voices', () => {
     expect(spies[0]).toHaveBeenCalledTimes(1)
     for (const spy of spies) spy.mockRestore()
   })
+
+  it("a short phrase keeps the chosen voice even where statistics call it another language", async () => {
+    const flite = await s.deps.speech.engines.get('flite')
+    const espeak = await s.deps.speech.engines.get('espeak-ng')
+    const spies = [flite, espeak].map((e: TtsEngine) => vi.spyOn(e, 'synthesize'))
+    // tinyld alone reads "Let me check." as Spanish (see src/text/language.test.ts).
+    const x = await speak({ text: 'Let me check.', reference_id: 'flite-rms' })
+    expect(speechRmsDb(x, RATE)).toBeGreaterThan(-30)
+    expect(spies[0]!.mock.calls.map(([r]) => r.voice)).toEqual(['rms'])
+    expect(spies[1]).not.toHaveBeenCalled()
+    for (const spy of spies) spy.mockRestore()
+  })
 })

@@ -22,6 +22,19 @@ describe('detectLanguage', () => {
     expect(detectLanguage('42')).toBe('en')
     expect(detectLanguage('')).toBe('en')
   })
+
+  it("prefers the chosen voice's languages where tinyld guesses", () => {
+    // tinyld alone: es 0.1, tl 0.25 (unsure guesses on a few English words).
+    expect(detectLanguage('Let me check.')).not.toBe('en')
+    expect(detectLanguage('Let me check.', ['en'])).toBe('en')
+    expect(detectLanguage('Okay.', ['en-us'])).toBe('en')
+    expect(detectLanguage('Hi', ['de'])).toBe('de')
+    // Confident answers and other scripts still win over the voice.
+    expect(detectLanguage('Bonjour à tous', ['en'])).toBe('fr')
+    expect(detectLanguage('Привет, как дела?', ['en'])).toBe('ru')
+    expect(detectLanguage('今天天气很好', ['en'])).toBe('zh')
+    expect(detectLanguage('Guten Tag, wie geht es Ihnen heute? Mir geht es sehr gut, danke.', ['en'])).toBe('de')
+  })
 })
 
 describe('scriptLanguage', () => {
@@ -50,6 +63,11 @@ describe('language in planText', () => {
     expect(chunk?.language).toBe('en')
     // English rules do not touch the year before 年; no Chinese reading is applied.
     expect(chunk?.spoken).toContain('twenty twenty-five')
+  })
+
+  it("keeps short text in the chosen voice's language", () => {
+    expect(planText('Let me check.', base)[0]?.language).not.toBe('en')
+    expect(planText('Let me check.', { ...base, voiceLanguages: ['en-us'] })[0]?.language).toBe('en')
   })
 
   it('does not normalize languages without a normalizer', () => {

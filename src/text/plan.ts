@@ -37,9 +37,10 @@ function sample(units: readonly Unit[], from: number, to: number, max: number): 
  * Language per word. A forced language applies everywhere. Otherwise the whole text is detected once, and a
  * sentence in another script overrides it ("今天很好。" inside English text is Chinese).
  */
-function languages(units: readonly Unit[], forced: string | undefined, hint?: string): string[] {
+function languages(units: readonly Unit[], options: TextPipelineOptions): string[] {
+  const { language: forced, languageHint: hint, voiceLanguages } = options
   if (forced !== undefined && forced.trim() !== '') return units.map(() => normalizeLanguageCode(forced))
-  const main = hint ? normalizeLanguageCode(hint) : detectLanguage(sample(units, 0, units.length, 400))
+  const main = hint ? normalizeLanguageCode(hint) : detectLanguage(sample(units, 0, units.length, 400), voiceLanguages)
   const mainIsCjk = main === 'zh' || main === 'ja' || main === 'ko'
   const out: string[] = []
   let start = 0
@@ -47,7 +48,7 @@ function languages(units: readonly Unit[], forced: string | undefined, hint?: st
     const unit = units[i] as Unit
     if (i + 1 < units.length && (units[i + 1] as Unit).sentence === unit.sentence) continue
     const text = sample(units, start, i + 1, SENTENCE_SAMPLE)
-    const lang = scriptLanguage(text) ?? (mainIsCjk ? detectLanguage(text) : main)
+    const lang = scriptLanguage(text) ?? (mainIsCjk ? detectLanguage(text, voiceLanguages) : main)
     for (let k = start; k <= i; k++) out.push(lang)
     start = i + 1
   }
@@ -72,7 +73,7 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
   const tags = parseTags(text, options.dialect)
   const units = segment(text, splitWords(text, tags), tags)
   if (units.length === 0) return []
-  const langs = languages(units, options.language, options.languageHint)
+  const langs = languages(units, options)
   const spoken = spokenForms(units, langs, options.normalize)
   const layout = buildLayout(text, units, tags, spoken)
   const keys = units.map((u) => expressionKey(u.expression))

@@ -62,4 +62,6 @@ export interface TextPipelineOptions {
    * detects it on everything it has received. A sentence in another script still overrides it.
    */
   readonly languageHint?: string
+  /** Languages of the voice the caller chose: detection prefers them where the text is ambiguous. */
+  readonly voiceLanguages?: readonly string[]
 }

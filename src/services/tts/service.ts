@@ -4,6 +4,7 @@ import type { Principal } from '../../store/db/repositories/keys.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
+import { FirstAudioPriority } from './first-audio.js'
 import { renderSpeech, type RenderEvent } from './render.js'
 import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 
@@ -29,11 +30,22 @@ export interface TtsService {
   prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>
 }
 
-export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?: Stretcher; stretchStream?: StretchStreamFactory }): TtsService {
+export interface TtsServiceDeps {
+  readonly resolveVoices: VoiceResolver
+  /** Languages of the voice the request names, preferred by language detection (see `detectLanguage`). */
+  readonly voiceLanguages?: (params: TtsParams, principal: Principal) => Promise<readonly string[] | undefined>
+  readonly stretch?: Stretcher
+  readonly stretchStream?: StretchStreamFactory
+}
+
+export function createTtsService(deps: TtsServiceDeps): TtsService {
+  // One for all the streams of this server: HTTP, SSE and live sessions share the CPU.
+  const priority = new FirstAudioPriority()
   return {
     async prepare(params, principal, signal) {
       const encoder = getEncoder(params.format)
       const outputRate = outputSampleRate(encoder, params.sampleRate)
+      const voiceLanguages = params.languageHint ? undefined : await deps.voiceLanguages?.(params, principal)
       const chunks = planText(params.text, {
         dialect: params.dialect,
         normalize: params.normalize,
@@ -41,6 +53,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
         minChunkLength: params.minChunkLength,
         latency: params.latency,
         ...(params.languageHint && { languageHint: params.languageHint }),
+        ...(voiceLanguages && { voiceLanguages }),
       })
       const needs = chunks.map((c) => ({ speaker: c.speaker, language: c.language }))
       // With no text yet (a live session's start), still check the voices, for English.
@@ -60,6 +73,7 @@ export function createTtsService(deps: { resolveVoices: VoiceResolver; stretch?:
             ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
             ...(dueAt !== undefined && { dueAt }),
+            priority,
           }),
       }
     },

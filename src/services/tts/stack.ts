@@ -5,7 +5,7 @@ import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
 import { createEngineSet, type EngineSet } from './engines.js'
 import { createTtsService, type TtsService } from './service.js'
-import { createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
+import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 
 export interface TtsStack {
   readonly engines: EngineSet
@@ -32,7 +32,7 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
     references,
     baseProfiles,
     resolveVoices,
-    tts: createTtsService({ resolveVoices, stretch: stretchAndShift, stretchStream: createStretcher }),
+    tts: createTtsService({ resolveVoices, voiceLanguages: createVoiceLanguages({ catalog, lookupModel }), stretch: stretchAndShift, stretchStream: createStretcher }),
     close: () => engines.close(),
   }
 }

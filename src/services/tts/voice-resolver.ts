@@ -110,6 +110,23 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
 
 export type VoiceResolver = ReturnType<typeof createVoiceResolver>
 
+/**
+ * Languages of the built-in voice the first speaker's `reference_id` names (directly or through a trained
+ * model), which language detection prefers when short text is ambiguous; undefined for cloned voices and
+ * the default voice, which follow the text. Unknown ids are left to the resolver's 404.
+ */
+export function createVoiceLanguages(deps: Pick<VoiceResolverDeps, 'catalog' | 'lookupModel'>) {
+  return async (params: TtsParams, principal: Principal): Promise<readonly string[] | undefined> => {
+    const id = params.referenceIds[0]
+    if (!id) return undefined
+    const builtin = (await deps.catalog.find(id)) ?? await (async () => {
+      const model = await deps.lookupModel(id, principal)
+      return model?.builtinVoice ? deps.catalog.find(model.builtinVoice) : undefined
+    })()
+    return builtin?.voice.languages
+  }
+}
+
 const toRender = (modelId: string, found: { engine: VoiceRender['engine']; voice: { id: string; languages: readonly string[]; pitch?: boolean } }): VoiceRender => ({
   modelId,
   engine: found.engine,
