@@ -12,34 +12,15 @@
  *
  * Env: BENCH_RUNS (rounds, default 7).
  */
-import { fork } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
-import { cpus, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import { encode } from '@msgpack/msgpack'
+import { startBenchServer, type BenchServer } from './server.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const SHORT = 'Thanks for calling. Your table for two is booked for seven tonight.'
 
-interface Ready {
-  readonly url: string
-  readonly key: string
-}
-
-async function serve(dataDir: string): Promise<void> {
-  const { loadConfig } = await import('../src/config/load.js')
-  const { createDeps } = await import('../src/deps.js')
-  const { buildApp } = await import('../src/app.js')
-  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, logLevel: 'warn' } })
-  const deps = await createDeps(config)
-  const app = await buildApp(deps, { logger: { level: 'warn' } })
-  const { key } = await deps.keys.create('bench')
-  await deps.speech.engines.startAll()
-  const url = await app.listen({ host: '127.0.0.1', port: 0 })
-  process.send!({ url, key } satisfies Ready)
-  process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
-}
+type Ready = Pick<BenchServer, 'url' | 'key'>
 
 const agent = new Agent({ keepAlive: true })
 
@@ -113,13 +94,8 @@ async function main(): Promise<void> {
   }
 
   // 2. and 3. against a server.
-  const dataDir = await mkdtemp(join(tmpdir(), 'parla-bench-clone-'))
-  const child = fork(process.argv[1]!, ['--serve', dataDir], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const ready = await startBenchServer()
   try {
-    const ready = await new Promise<Ready>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Ready))
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-    })
     const reference = async (semitones: number, timeRatio: number) => {
       const shifted = await stretchAndShift(parts[0]!.samples, rate, { pitchScale: 2 ** (semitones / 12), timeRatio })
       return { audio: wavBytes(shifted, rate), text: PASSAGES.a }
@@ -159,12 +135,9 @@ async function main(): Promise<void> {
     const adapted = await rtf([known])
     console.log(`\nreal-time factor (${long.length} characters, wav 32 kHz, whole response): adapted ${adapted.toFixed(3)}, without a reference ${plain.toFixed(3)}`)
   } finally {
-    child.disconnect()
-    await new Promise((resolve) => child.once('exit', resolve))
     agent.destroy()
-    await rm(dataDir, { recursive: true, force: true })
+    await ready.stop()
   }
 }
 
-if (process.argv.includes('--serve')) await serve(process.argv[process.argv.indexOf('--serve') + 1]!)
-else await main()
+await main()

@@ -18,11 +18,11 @@
  * (rounds per socket in 3, default 4), BENCH_SSE (SSE requests, default 20), BENCH_FESTIVAL (festival processes,
  * default one per core), BENCH_LATENCY (`latency` of the live requests, default balanced).
  */
-import { fork } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import WebSocket from 'ws'
+import { startBenchServer } from './server.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 32)
@@ -50,39 +50,9 @@ const REPLIES = [
 ]
 const SSE_TEXT = 'Hello there, thanks for calling. Your order has shipped and will arrive on Friday. Is there anything else I can do for you today?'
 
-interface Ready {
-  url: string
-  key: string
-}
-
-async function serve(): Promise<void> {
-  const { loadConfig } = await import('../src/config/load.js')
-  const { createDeps } = await import('../src/deps.js')
-  const { buildApp } = await import('../src/app.js')
-  const flags = { dataDir: '/tmp/parla-bench-live-unused', logLevel: 'warn', ...(FESTIVAL && { festivalProcesses: FESTIVAL }) }
-  const config = loadConfig({ env: {}, file: undefined, flags })
-  const deps = await createDeps(config, { inMemory: true })
-  await deps.speech.engines.startAll()
-  const app = await buildApp(deps, { logger: false })
-  const { key } = await deps.keys.create('bench')
-  const url = await app.listen({ host: '127.0.0.1', port: 0 })
-  process.send!({ url, key } satisfies Ready)
-  process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
-}
-
 async function main(): Promise<void> {
-  const child = fork(process.argv[1]!, ['--serve'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  let finished = false
-  child.once('exit', (code, signal) => {
-    if (finished) return
-    console.error(`server exited early (${signal ?? `code ${code}`})`)
-    process.exit(1)
-  })
+  const ready = await startBenchServer(FESTIVAL ? { festivalProcesses: FESTIVAL } : {})
   try {
-    const ready = await new Promise<Ready>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Ready))
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-    })
     const headers = { authorization: `Bearer ${ready.key}` }
     console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
     // Warm-up: JIT, engine processes, encoders.
@@ -109,7 +79,7 @@ async function main(): Promise<void> {
 
     phase(`${SOCKETS} sockets in conversation`)
     const concurrent: number[] = []
-    const cpu = serverCpu(child.pid!)
+    const cpu = serverCpu(ready.pid)
     const began = performance.now()
     let audioSec = 0
     await Promise.all(
@@ -127,7 +97,7 @@ async function main(): Promise<void> {
       }),
     )
     const wall = (performance.now() - began) / 1000
-    const used = serverCpu(child.pid!) - cpu
+    const used = serverCpu(ready.pid) - cpu
 
     phase(`${SOCKETS} sockets flushing at once`)
     const burst: number[] = []
@@ -154,9 +124,7 @@ async function main(): Promise<void> {
       `(envelope correlation: own ≥ ${worstOwn.toFixed(3)}, any other ≤ ${bestOther.toFixed(3)})`)
     if (matched !== sessions) process.exitCode = 1
   } finally {
-    finished = true
-    child.disconnect()
-    await new Promise((r) => child.once('exit', r))
+    await ready.stop()
   }
 }
 
@@ -384,5 +352,4 @@ const TAILS = [
   'the broken clock', 'a purple flower',
 ]
 
-if (process.argv.includes('--serve')) await serve()
-else await main()
+await main()

@@ -6,21 +6,9 @@
 import { availableParallelism } from 'node:os'
 import { loadTtsEngineFactory, ttsEngineIds } from '../src/engines/tts/registry.js'
 import type { TtsEngine } from '../src/engines/tts/types.js'
+import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
 
-const SENTENCE = 'The quick brown fox jumps over the lazy dog near the river bank.'
-const PARAGRAPH = [
-  'Officials said the bridge will reopen to traffic early next month, after two years of repairs.',
-  'The council approved the budget after a long debate on Tuesday evening.',
-  'Residents are asked to use the northern route until then, or to take the ferry from the old harbour.',
-  'More details will be published on the city website later this week.',
-  'Engineers replaced the deck, the cables and most of the steel supports under the river.',
-  'Cyclists will get a separate lane on both sides, and pedestrians a wider path.',
-  'The mayor thanked the workers and the neighbours for their patience during the long closure.',
-  'A small ceremony is planned for the morning of the opening day, weather permitting.',
-]
-let LONG = ''
-for (let i = 0; LONG.length < 2000; i++) LONG += `${PARAGRAPH[i % PARAGRAPH.length]} `
-LONG = LONG.trim()
+const LONG = PARAGRAPH_TEXT
 
 const VOICE: Record<string, string> = { festival: 'slt', flite: 'slt', 'espeak-ng': 'en-us' }
 

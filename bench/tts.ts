@@ -11,11 +11,9 @@
  * Env: BENCH_RUNS (sequential runs per figure, default 20), BENCH_CONCURRENCY (default 8), BENCH_VOICES
  * (comma list, default festival-slt,flite-rms,espeak-ng-en-us), BENCH_FORMATS (default pcm,wav,mp3,opus).
  */
-import { fork } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { availableParallelism, cpus, loadavg } from 'node:os'
+import { startBenchServer, type BenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE, THREE_SENTENCES } from './tts-texts.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
@@ -23,24 +21,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const VOICES = (process.env.BENCH_VOICES ?? 'festival-slt,flite-rms,espeak-ng-en-us').split(',')
 const FORMATS = (process.env.BENCH_FORMATS ?? 'pcm,wav,mp3,opus').split(',')
 
-interface Ready {
-  readonly url: string
-  readonly key: string
-}
-
-async function serve(dataDir: string): Promise<void> {
-  const { loadConfig } = await import('../src/config/load.js')
-  const { createDeps } = await import('../src/deps.js')
-  const { buildApp } = await import('../src/app.js')
-  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, logLevel: 'warn' } })
-  const deps = await createDeps(config)
-  const app = await buildApp(deps, { logger: { level: 'warn' } })
-  const { key } = await deps.keys.create('bench')
-  await deps.speech.engines.startAll()
-  const url = await app.listen({ host: '127.0.0.1', port: 0 })
-  process.send!({ url, key } satisfies Ready)
-  process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
-}
+type Ready = Pick<BenchServer, 'url' | 'key'>
 
 interface Timing {
   /** ms from sending the request to the first body byte. */
@@ -100,16 +81,11 @@ async function concurrent(ready: Ready, body: object, runs: number, concurrency:
 }
 
 async function main(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'parla-bench-'))
-  const child = fork(process.argv[1]!, ['--serve', dataDir], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const ready = await startBenchServer()
   const { createEngineSet } = await import('../src/services/tts/engines.js')
   const { planText } = await import('../src/text/index.js')
   const engines = createEngineSet({ festivalProcesses: 1 })
   try {
-    const ready = await new Promise<Ready>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Ready))
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-    })
     console.log(`TTS benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
       `${RUNS} runs per figure, ${CONCURRENCY} concurrent clients; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
     console.log(`texts: 1 sentence (${SENTENCE.length} chars, latency low); 3 sentences (${THREE_SENTENCES.length} chars, balanced); ` +
@@ -170,9 +146,7 @@ async function main(): Promise<void> {
   } finally {
     await engines.close()
     agent.destroy()
-    child.disconnect()
-    await new Promise((r) => child.once('exit', r))
-    await rm(dataDir, { recursive: true, force: true })
+    await ready.stop()
   }
 }
 
@@ -211,5 +185,4 @@ async function engineFirst({ engine, voice }: { engine: Engine; voice: string },
   return performance.now() - t0
 }
 
-if (process.argv.includes('--serve')) await serve(process.argv[process.argv.indexOf('--serve') + 1]!)
-else await main()
+await main()

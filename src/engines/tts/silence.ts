@@ -2,6 +2,7 @@
  * Silence handling for engine output: trim long leading/trailing silence without clicks, and find where
  * speech lies inside a span (to tighten word ends that an engine reports at the start of the next pause).
  */
+import { concatSamples } from '../../audio/signal.js'
 
 /** Samples quieter than this (about -54 dBFS) count as silence; engine noise floors are far below. */
 export const SILENCE_LEVEL = 0.002
@@ -89,7 +90,7 @@ export class StreamTrimmer {
     let samples = input
     if (!this.#started) {
       const first = firstLoud(samples)
-      const joined = concat([this.#lead, first < 0 ? samples : samples.subarray(0, first)])
+      const joined = concatSamples([this.#lead, first < 0 ? samples : samples.subarray(0, first)])
       const keep = joined.subarray(Math.max(0, joined.length - this.#maxLead))
       this.#dropped += joined.length - keep.length
       if (first < 0) {
@@ -97,7 +98,7 @@ export class StreamTrimmer {
         return new Float32Array(0)
       }
       this.#started = true
-      samples = concat([keep, samples.subarray(first)])
+      samples = concatSamples([keep, samples.subarray(first)])
       if (this.#dropped > 0) fadeIn(samples, this.#rate)
     }
     const last = lastLoud(samples)
@@ -106,7 +107,7 @@ export class StreamTrimmer {
       this.#heldLength += samples.length
       return new Float32Array(0)
     }
-    const out = concat([...this.#held, samples.subarray(0, last + 1)])
+    const out = concatSamples([...this.#held, samples.subarray(0, last + 1)])
     this.#held = [samples.slice(last + 1)]
     this.#heldLength = samples.length - last - 1
     return out
@@ -115,7 +116,7 @@ export class StreamTrimmer {
   /** The kept part of the trailing silence, faded out. */
   end(): Float32Array {
     if (!this.#started) return new Float32Array(0)
-    const held = concat(this.#held)
+    const held = concatSamples(this.#held)
     this.#held = []
     this.#heldLength = 0
     if (held.length <= this.#maxTrail) return held
@@ -123,17 +124,4 @@ export class StreamTrimmer {
     fadeOut(out, this.#rate)
     return out
   }
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  if (parts.length === 1) return parts[0]!
-  let length = 0
-  for (const p of parts) length += p.length
-  const out = new Float32Array(length)
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
 }
