@@ -37,6 +37,12 @@ describe('eSpeak NG engine', () => {
     expectWords(text, c, ['Café', '😀', 'owner', 'ran', '25', 'miles', 'quoted', 'text'])
   })
 
+  it('times words eSpeak speaks as one unit with one event ("I am")', async () => {
+    const text = 'Yes, I am doing very well, thank you.'
+    const c = await collect(engine, { text, voice: 'en-us' })
+    expectWords(text, c, ['Yes', 'I', 'am', 'doing', 'very', 'well', 'thank', 'you'])
+  })
+
   it('puts word boundaries at the pauses', async () => {
     const text = 'Yes. We stopped, and waited. Then, after a while, we went home.'
     const c = await collect(engine, { text, voice: 'en-us' })

@@ -41,7 +41,7 @@ export class WordTracker {
       const at = e.audio_position / 1000
       if (e.type !== 'word') {
         this.#resolve(undefined, t, ready)
-        this.#close(at, t, ready)
+        this.#close(at, t, ready, this.#utf16At(e.text_position))
         continue
       }
       const range = this.#range(e.text_position, e.word_length)
@@ -53,7 +53,7 @@ export class WordTracker {
       // eSpeak reads a symbol as several words (😀 is "grinning face"); later parts point just after it.
       if (open && !range.inWord && range.start === open.range.end) continue
       this.#resolve(range, t, ready)
-      this.#close(at, t, ready)
+      this.#close(at, t, ready, range.start)
       this.#open = { start: at, range }
     }
     return ready
@@ -103,17 +103,34 @@ export class WordTracker {
     return snapRange(this.#text, this.#words, this.#utf16At(position), this.#utf16At(position + length))
   }
 
-  #close(rawEnd: number, t: Timeline, ready: EngineWord[]): void {
+  /**
+   * Ends the open word at raw time `rawEnd`. Text words between it and `until` (where the next event's text
+   * starts) that got no event of their own share its time by length: eSpeak speaks some pairs as one unit
+   * with one event ("I am" → a single event at "I").
+   */
+  #close(rawEnd: number, t: Timeline, ready: EngineWord[], until?: number): void {
     const open = this.#open
     if (!open) return
     this.#open = undefined
     const span = t.envelope.tighten(Math.max(0, open.start - t.offset), Math.max(0, rawEnd - t.offset))
-    const { start: charStart, end: charEnd } = open.range
-    const word: EngineWord = { text: this.#text.slice(charStart, charEnd), ...span, charStart, charEnd }
+    const unvoiced = until === undefined ? [] : this.#words.filter((w) => w.start >= open.range.end && w.end <= until)
+    const parts = [open.range, ...unvoiced]
+    const weights = parts.map((p) => p.end - p.start)
+    const total = weights.reduce((a, b) => a + b, 0)
+    let from = span.start
+    parts.forEach((p, i) => {
+      const to = i === parts.length - 1 ? span.end : from + ((span.end - span.start) * weights[i]!) / total
+      this.#hold({ text: this.#text.slice(p.start, p.end), start: from, end: to, charStart: p.start, charEnd: p.end }, t, ready)
+      from = to
+    })
+  }
+
+  /** Holds `word` until the next is known: parts of one text word (`2`…`5` of `25`) are merged. */
+  #hold(word: EngineWord, t: Timeline, ready: EngineWord[]): void {
     const held = this.#held
-    if (held && charStart < held.charEnd) {
-      const a = Math.min(held.charStart, charStart)
-      const b = Math.max(held.charEnd, charEnd)
+    if (held && word.charStart < held.charEnd) {
+      const a = Math.min(held.charStart, word.charStart)
+      const b = Math.max(held.charEnd, word.charEnd)
       const end = Math.max(held.end, word.end)
       this.#held = { text: this.#text.slice(a, b), start: held.start, end, charStart: a, charEnd: b }
       return
