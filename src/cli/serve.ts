@@ -38,6 +38,9 @@ export function registerServeCommand(program: Command): void {
     generateMissingSamples(voices, deps.speech.engines, deps.blobs, background.signal).then(
       (made) => made > 0 && app.log.info({ made }, 'generated built-in voice samples'),
       (err) => !background.signal.aborted && app.log.warn({ err }, 'could not generate built-in voice samples'),
+    ).then(() => deps.speech.baseProfiles.warm(background.signal)).then(
+      () => !background.signal.aborted && app.log.info('voice cloning ready (built-in voices measured)'),
+      (err) => !background.signal.aborted && app.log.warn({ err }, 'could not measure built-in voices; cloning measures them on use'),
     )
     if (key) {
       process.stdout.write(

@@ -20,20 +20,31 @@ const CALIBRATION_TEXT =
 export const ENGLISH_BASES = ['festival-slt', 'flite-rms', 'flite-awb', 'flite-slt', 'flite-kal16'] as const
 
 /**
- * Measured profiles of built-in voices, computed once per process on first use (a few hundred ms each) and
- * shared by every cloned voice.
+ * Measured profiles of built-in voices, computed once per process (about a second each) and shared by every
+ * cloned voice.
  */
 export function createBaseProfiles(catalog: BuiltinCatalog) {
   const profiles = new Map<string, Promise<VoiceProfile>>()
+  const get = (modelId: string): Promise<VoiceProfile> => {
+    let p = profiles.get(modelId)
+    if (!p) {
+      p = measure(catalog, modelId)
+      p.catch(() => profiles.delete(modelId))
+      profiles.set(modelId, p)
+    }
+    return p
+  }
   return {
-    get(modelId: string): Promise<VoiceProfile> {
-      let p = profiles.get(modelId)
-      if (!p) {
-        p = measure(catalog, modelId)
-        p.catch(() => profiles.delete(modelId))
-        profiles.set(modelId, p)
+    get,
+    /**
+     * Measures the English bases one after another (a server calls this after start-up), so the first
+     * cloning request does not wait 5-9 s for all five at once.
+     */
+    async warm(signal?: AbortSignal): Promise<void> {
+      for (const id of ENGLISH_BASES) {
+        if (signal?.aborted) return
+        await get(id)
       }
-      return p
     },
   }
 }
