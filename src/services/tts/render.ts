@@ -3,7 +3,6 @@ import { concatSamples } from '../../audio/signal.js'
 import { createResampler } from '../../audio/resample.js'
 import type { SynthesisChunk } from '../../engines/tts/types.js'
 import type { TextChunk } from '../../text/types.js'
-import { AHEAD_MARGIN_MS, type FirstAudioPriority } from './first-audio.js'
 import { EdgeSmoother } from './joins.js'
 import { Lookahead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
@@ -43,8 +42,6 @@ export interface RenderOptions {
    * order; default now. A live socket whose client still has audio to play passes a later time.
    */
   readonly dueAt?: number
-  /** Shared by the server's streams: work that is well ahead of its listener waits for others' first audio. */
-  readonly priority?: FirstAudioPriority
 }
 
 /**
@@ -55,15 +52,10 @@ export interface RenderOptions {
  */
 export async function* renderSpeech(options: RenderOptions): AsyncGenerator<RenderEvent> {
   const lookahead = new Lookahead()
-  const ticket = options.priority?.begin(options.dueAt ?? performance.now())
   try {
-    for await (const event of renderChunks(options, lookahead)) {
-      if (event.type === 'audio') ticket?.done()
-      yield event
-    }
+    yield* renderChunks(options, lookahead)
   } finally {
     lookahead.close()
-    ticket?.done()
   }
 }
 
@@ -79,9 +71,6 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
       { ...(signal && { signal }), deadline: startedAt + audioSec * 1000 },
     )
   }
-  // Gives way to streams still waiting for their first audio while this one's listener has enough to play
-  // (`position`: seconds of audio this stream has sent).
-  const giveWay = (position: number) => options.priority?.defer(startedAt + position * 1000 - AHEAD_MARGIN_MS, signal)
   let current: Resampler | undefined
   // Times come from the audio fed to the resampler (skip_zeros: output sample n is input time n / outputRate),
   // not from what it has output yet, which lags by the filter's latency.
@@ -134,7 +123,6 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     let stream: StretchStream | undefined
     try {
       for await (const piece of pieces) {
-        await giveWay(offsetSec + chunkSamples / rate)
         signal?.throwIfAborted()
         stream ??= await opening
         const next = chunks[seq + 1]
@@ -152,8 +140,6 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
         if (stream) leveler.measure(piece.samples)
         for (const part of stream ? streamed(stream, piece.samples, rate, signal) : [samples!]) {
           for (const block of blocks(leveler.push(part), rate, offsetSec === 0 && chunkSamples === 0)) {
-            await giveWay(offsetSec + chunkSamples / rate)
-            signal?.throwIfAborted()
             const out = emit(smoother.push(block))
             sent += out.length
             if (out.length > 0) yield { type: 'audio', samples: out }

@@ -4,7 +4,6 @@ import type { Principal } from '../../store/db/repositories/keys.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
-import { FirstAudioPriority } from './first-audio.js'
 import { renderSpeech, type RenderEvent } from './render.js'
 import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 
@@ -39,8 +38,6 @@ export interface TtsServiceDeps {
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
-  // One for all the streams of this server: HTTP, SSE and live sessions share the CPU.
-  const priority = new FirstAudioPriority()
   return {
     async prepare(params, principal, signal) {
       const encoder = getEncoder(params.format)
@@ -73,7 +70,6 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
             ...(dueAt !== undefined && { dueAt }),
-            priority,
           }),
       }
     },
