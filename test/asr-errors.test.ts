@@ -74,19 +74,24 @@ describe('POST /v1/asr errors', { timeout: SLOW }, () => {
     })
   })
 
-  it('422 for audio over 60 minutes: a 61-minute WAV (by its header) and MP3 (once decoded)', async () => {
+  it('422 for audio over 60 minutes: a 61-minute WAV (by its header), a 4-hour MP3 (stops at the limit)', async () => {
     const wav = silentWav8(61 * 60)
     expect(wav.length).toBeLessThan(4_000_000)
     expect(await send(form([['audio', wav, 'long.wav']]))).toMatchObject({
       status: 422,
       body: issue('audio', 'value_error', "file 'long.wav' is 3660.0 s long; the limit is 3600 s"),
     })
-    const mp3 = await ffmpeg(wav, ['-ar', '8000', '-c:a', 'libmp3lame', '-b:a', '8k'], 'mp3')
-    expect(mp3.length).toBeLessThan(4_000_000)
-    expect(await msgpack({ audio: mp3 })).toMatchObject({
-      status: 422,
-      body: issue('audio', 'value_error', 'the audio is 3660.0 s long; the limit is 3600 s'),
-    })
+    // 8 kbit/s: four hours in 14 MB, within the 20 MB limit; decoded in full it would be 14,400 s of audio.
+    const mp3 = await ffmpeg(silentWav8(4 * 3600), ['-ar', '8000', '-c:a', 'libmp3lame', '-b:a', '8k'], 'mp3')
+    expect(mp3.length).toBeLessThan(20_000_000)
+    const res = await msgpack({ audio: mp3 })
+    expect(res).toMatchObject({ status: 422, body: [{ loc: ['body', 'audio'], type: 'value_error' }] })
+    const msg = (res.body as { msg: string }[])[0]!.msg
+    expect(msg).toMatch(
+      /^the audio is longer than the limit of 3600 s \(decoding stopped at (\d+\.\d) s\); split the recording/)
+    const stoppedAt = Number(/stopped at (\d+\.\d) s/.exec(msg)![1])
+    expect(stoppedAt).toBeGreaterThan(3600)
+    expect(stoppedAt).toBeLessThan(3660)
   })
 
   it('422 for two audio files in one request, or a pile of other files', async () => {

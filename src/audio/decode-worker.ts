@@ -1,47 +1,34 @@
-import { createRequire } from 'node:module'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { createDecodeOutput, type DecodeOutput } from './decode-output.js'
+import {
+  type AckMessage, DECODE_WORKER_SOURCE, type DecodeJobMessage, type DecodeReply,
+} from './decode-worker-source.js'
 
 /**
- * Decoding runs in worker threads: a 10-minute upload no longer blocks the event loop, a decoder stuck in
- * a loop on hostile bytes is terminated at the deadline, and a runaway allocation hits the worker's heap
- * limit instead of the server's. (V8 can still abort the whole process on a single absurd allocation, so
- * inputs are sanity-checked before they get here.) Decoder chatter on stdout/stderr is discarded.
+ * Decoding runs in worker threads (decode-worker-source.ts): a 10-minute upload no longer blocks the event
+ * loop, a decoder stuck in a loop on hostile bytes is terminated at the deadline, and a runaway allocation
+ * hits the worker's heap limit instead of the server's. (V8 can still abort the whole process on a single
+ * absurd allocation, so inputs are sanity-checked before they get here.)
  */
-export interface RawAudio {
-  readonly channelData: readonly Float32Array[]
-  readonly sampleRate: number
+export interface DecodeRequest {
+  /** `audio-decode`'s format key. */
+  readonly format: string
+  readonly bytes: Uint8Array
+  readonly timeoutMs: number
+  /** Move `bytes` to the worker (detaching them) when they fill their buffer, instead of copying them. */
+  readonly transfer?: boolean
+  /** Output rate; absent means the rate of the first decoded block. */
+  readonly targetRate?: number
+  /** Decoding stops, with a `too-long` result, once more than this many seconds have come out. */
+  readonly maxSeconds?: number
+  readonly signal?: AbortSignal
 }
 
-const AUDIO_DECODE_URL = pathToFileURL(createRequire(import.meta.url).resolve('audio-decode')).href
-
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads')
-// Decoders print warnings on hostile input; discard them here (stdio pipes would keep the process alive).
-for (const name of ['log', 'info', 'warn', 'error', 'debug']) console[name] = () => {}
-const loading = import(${JSON.stringify(AUDIO_DECODE_URL)})
-parentPort.on('message', async ({ id, format, bytes }) => {
-  try {
-    const decode = (await loading).default
-    const dec = await decode[format]()
-    const parts = [await dec(bytes), await dec()].filter((p) => p.channelData.length && p.channelData[0].length)
-    const channels = Math.max(0, ...parts.map((p) => p.channelData.length))
-    const channelData = Array.from({ length: channels }, (_, c) => {
-      const out = new Float32Array(parts.reduce((n, p) => n + p.channelData[0].length, 0))
-      let offset = 0
-      for (const p of parts) {
-        out.set(p.channelData[c] ?? p.channelData[0], offset)
-        offset += p.channelData[0].length
-      }
-      return out
-    })
-    const sampleRate = parts[0] ? parts[0].sampleRate : 0
-    parentPort.postMessage({ id, channelData, sampleRate }, channelData.map((c) => c.buffer))
-  } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err) })
-  }
-})
-`
+/** Mono samples at the output rate; `channels` is the file's channel count. */
+export type DecodeResult =
+  | { readonly kind: 'done'; readonly samples: Float32Array; readonly sampleRate: number;
+      readonly channels: number }
+  | { readonly kind: 'too-long'; readonly decodedSeconds: number }
 
 const POOL_SIZE = 2
 const IDLE_MS = 60_000
@@ -49,18 +36,11 @@ const HEAP_LIMIT_MB = 1024
 
 interface Job {
   readonly id: number
-  readonly format: string
-  readonly bytes: Uint8Array
-  readonly timeoutMs: number
-  readonly resolve: (audio: RawAudio) => void
+  readonly request: DecodeRequest
+  /** Where the worker's blocks go, resampled as they arrive. */
+  readonly output: DecodeOutput
+  readonly resolve: (result: DecodeResult) => void
   readonly reject: (err: Error) => void
-}
-
-interface WorkerReply {
-  readonly id: number
-  readonly error?: string
-  readonly channelData?: Float32Array[]
-  readonly sampleRate?: number
 }
 
 interface Slot {
@@ -75,17 +55,14 @@ const queue: Job[] = []
 let nextId = 1
 
 function startSlot(): Slot {
-  const worker = new Worker(WORKER_SOURCE, {
+  const worker = new Worker(DECODE_WORKER_SOURCE, {
     eval: true,
     resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB },
   })
   const slot: Slot = { worker }
-  worker.on('message', (msg: WorkerReply) => {
+  worker.on('message', (reply: DecodeReply) => {
     const job = slot.job
-    if (!job || job.id !== msg.id) return
-    finish(slot)
-    if (msg.error !== undefined) job.reject(new Error(msg.error))
-    else job.resolve({ channelData: msg.channelData ?? [], sampleRate: msg.sampleRate ?? 0 })
+    if (job && job.id === reply.id) onReply(slot, job, reply)
   })
   const died = (reason: string): void => {
     const job = slot.job
@@ -111,6 +88,25 @@ function retire(slot: Slot): void {
   pump()
 }
 
+function onReply(slot: Slot, job: Job, reply: DecodeReply): void {
+  if (reply.type === 'block') {
+    try {
+      job.output.add(reply.samples, reply.sampleRate, reply.expectedSeconds)
+    } catch (err) {
+      retire(slot)
+      job.reject(err instanceof Error ? err : new Error(String(err)))
+      return
+    }
+    const ack: AckMessage = { type: 'ack', id: job.id, spare: reply.samples }
+    slot.worker.postMessage(ack, [reply.samples.buffer as ArrayBuffer])
+    return
+  }
+  finish(slot)
+  if (reply.type === 'failed') job.reject(new Error(reply.message))
+  else if (reply.type === 'too-long') job.resolve({ kind: 'too-long', decodedSeconds: reply.decodedSeconds })
+  else job.resolve({ kind: 'done', channels: reply.channels, ...job.output.finish() })
+}
+
 function finish(slot: Slot): void {
   clearTimeout(slot.timer)
   slot.job = undefined
@@ -126,24 +122,26 @@ function pump(): void {
     clearTimeout(slot.idle)
     slot.job = job
     // The timer is not unref'd: a pending decode keeps the process alive until it settles.
+    const { format, bytes, timeoutMs, maxSeconds, transfer } = job.request
     slot.timer = setTimeout(() => {
       retire(slot)
-      job.reject(new Error(`decoder did not finish within ${job.timeoutMs} ms`))
-    }, job.timeoutMs)
-    // A real copy: Buffer#slice is a view, and transferring a view's buffer would detach the caller's data.
-    const copy = new Uint8Array(job.bytes)
-    slot.worker.postMessage({ id: job.id, format: job.format, bytes: copy }, [copy.buffer])
+      job.reject(new Error(`decoder did not finish within ${timeoutMs} ms`))
+    }, timeoutMs)
+    // A view (Buffer#slice, a field of a MessagePack body) is copied: transferring its buffer would detach
+    // data that is not ours.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    const copy = transfer && whole && bytes.buffer instanceof ArrayBuffer ? bytes : new Uint8Array(bytes)
+    const message: DecodeJobMessage = {
+      type: 'job', id: job.id, format, bytes: copy, ...(maxSeconds !== undefined && { maxSeconds }),
+    }
+    slot.worker.postMessage(message, [copy.buffer as ArrayBuffer])
   }
 }
 
-/** Decodes `bytes` with `audio-decode`'s `format` decoder in a worker; rejects on error, crash or timeout. */
-export function decodeInWorker(
-  format: string,
-  bytes: Uint8Array,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<RawAudio> {
-  return new Promise<RawAudio>((resolve, reject) => {
+/** Decodes with `audio-decode`'s `format` decoder in a worker; rejects on error, crash or timeout. */
+export function decodeInWorker(request: DecodeRequest): Promise<DecodeResult> {
+  const { signal } = request
+  return new Promise<DecodeResult>((resolve, reject) => {
     let onAbort: (() => void) | undefined
     const settle =
       <T>(fn: (value: T) => void) =>
@@ -151,8 +149,10 @@ export function decodeInWorker(
         if (onAbort) signal?.removeEventListener('abort', onAbort)
         fn(value)
       }
-    const id = nextId++
-    const job: Job = { id, format, bytes, timeoutMs, resolve: settle(resolve), reject: settle(reject) }
+    const job: Job = {
+      id: nextId++, request, output: createDecodeOutput(request.targetRate),
+      resolve: settle(resolve), reject: settle(reject),
+    }
     if (signal) {
       onAbort = () => {
         const queued = queue.indexOf(job)

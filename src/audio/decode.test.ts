@@ -8,6 +8,22 @@ import { ffmpegEncode, prng, sine, zeroCrossingFrequency } from './testing.js'
 const RATE = 44100
 const SECONDS = 1.5
 
+/** `seconds` of silence as unsigned 8-bit WAV at 1 kHz: a long input for ffmpeg at 1 byte per sample. */
+function silentWav8(seconds: number): Uint8Array {
+  const n = seconds * 1000
+  const wav = Buffer.alloc(44 + n, 128)
+  const fields: [string | number, number, 'text' | 16 | 32][] = [
+    ['RIFF', 0, 'text'], [36 + n, 4, 32], ['WAVE', 8, 'text'], ['fmt ', 12, 'text'], [16, 16, 32], [1, 20, 16],
+    [1, 22, 16], [1000, 24, 32], [1000, 28, 32], [1, 32, 16], [8, 34, 16], ['data', 36, 'text'], [n, 40, 32],
+  ]
+  for (const [value, at, kind] of fields) {
+    if (kind === 'text') wav.write(value as string, at, 'ascii')
+    else if (kind === 16) wav.writeUInt16LE(value as number, at)
+    else wav.writeUInt32LE(value as number, at)
+  }
+  return wav
+}
+
 function wavOf(samples: Float32Array, rate: number): Uint8Array {
   const session = getEncoder('wav').create({ sampleRate: rate })
   return Buffer.concat([session.push(samples), session.end()])
@@ -127,6 +143,42 @@ describe('decodeAudio: formats made by ffmpeg', () => {
     expect(Math.abs(decoded.durationSec - SECONDS)).toBeLessThan(0.01)
     expect(Math.abs(zeroCrossingFrequency(decoded.samples.subarray(4000, 20000), 16000) - 440)).toBeLessThan(1)
   })
+})
+
+describe('decodeAudio: straight to a target rate, within a time limit', () => {
+  it('decodes every format to 16 kHz mono in the worker, with the right length, pitch and level', async () => {
+    for (const f of FIXTURES) {
+      const decoded = await decodeAudio(files.get(f.name)!, { name: `x.${f.ext}`, targetRate: 16_000 })
+      expect(decoded.sampleRate, f.name).toBe(16_000)
+      expect(decoded.channels, f.name).toBe(f.stereo ? 2 : 1)
+      expect(Math.abs(decoded.durationSec - SECONDS), f.name).toBeLessThanOrEqual((f.slack ?? 0) + 0.001)
+      const middle = decoded.samples.subarray(16_000 * 0.3, 16_000 * 1.2)
+      expect(Math.abs(zeroCrossingFrequency(middle, 16_000) - 440), f.name).toBeLessThan(1)
+      const expectedRms = (f.stereo ? 0.25 : 0.5) / Math.SQRT2
+      expect(Math.abs(20 * Math.log10(rms(middle) / expectedRms)), f.name).toBeLessThan(1)
+    }
+  })
+
+  it('stops decoding a compressed file once it passes maxSeconds: 3 hours of MP3 in 11 MB', async () => {
+    // 8 kbit/s: decoded in full this file would be 10,800 s of audio.
+    const mp3 = await ffmpegEncode(silentWav8(3 * 3600), 'mp3', ['-ar', '8000', '-c:a', 'libmp3lame', '-b:a', '8k'])
+    const err = await decodeAudio(mp3, { name: 'long.mp3', maxSeconds: 3600, targetRate: 16_000, timeoutMs: 60_000 })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(SpeechError)
+    const msg = (err as SpeechError).issues[0]!.msg
+    expect(msg).toMatch(/^file 'long\.mp3' is longer than the limit of 3600 s \(decoding stopped at \d+\.\d s\)/)
+    const stoppedAt = Number(/stopped at (\d+\.\d) s/.exec(msg)![1])
+    expect(stoppedAt).toBeGreaterThan(3600)
+    expect(stoppedAt).toBeLessThan(3660)
+  }, 60_000)
+
+  it('refuses a FLAC file longer than maxSeconds from its header (FLAC is decoded in one piece)', async () => {
+    const flac = await ffmpegEncode(silentWav8(2 * 3600), 'flac', ['-ar', '8000', '-c:a', 'flac'])
+    const started = performance.now()
+    const err = await decodeAudio(flac, { name: 'long.flac', maxSeconds: 3600 }).catch((e: unknown) => e)
+    expect((err as SpeechError).issues[0]!.msg).toBe("file 'long.flac' is 7200.0 s long; the limit is 3600 s")
+    expect(performance.now() - started).toBeLessThan(100)
+  }, 60_000)
 })
 
 async function expect422(bytes: Uint8Array, pattern: RegExp, name = 'upload.bin'): Promise<void> {

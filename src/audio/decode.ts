@@ -1,8 +1,7 @@
 import { type SpeechError, invalidField, isAbortError } from '../errors.js'
-import { type RawAudio, decodeInWorker } from './decode-worker.js'
+import { decodeInWorker } from './decode-worker.js'
 import { checkMp4Tables } from './mp4-guard.js'
-import { resampleAll } from './resample.js'
-import { sniffAudio } from './sniff.js'
+import { type Sniffed, sniffAudio } from './sniff.js'
 import type { CallOptions, DecodedAudio } from './types.js'
 import { parseWavHeader } from './wav-header.js'
 import { neutralizeDiscardPadding } from './webm-padding.js'
@@ -16,6 +15,25 @@ export interface DecodeOptions extends CallOptions {
   readonly maxSeconds?: number
   /** Gives up on a decoder that has not finished after this long (default 20 s); its worker is killed. */
   readonly timeoutMs?: number
+  /**
+   * Sample rate to decode to (e.g. an engine's 16 kHz); absent means the file's own rate. Resampling happens
+   * block by block while decoding, so the file is never held in full at a higher rate.
+   */
+  readonly targetRate?: number
+  /**
+   * The caller is done with `bytes`: when they fill their own buffer, it is moved to the decoder thread
+   * (and detached here) instead of copied, so an upload is not held twice while it decodes.
+   */
+  readonly transferBytes?: boolean
+}
+
+/** What the header says about an upload that passed `inspectAudio`. */
+export interface AudioInspection {
+  readonly sniffed: Extract<Sniffed, { kind: 'audio' }>
+  /** The format as messages name it. */
+  readonly label: string
+  /** From the WAV header; other formats learn it while decoding. */
+  readonly channels?: number
 }
 
 const ACCEPTED = 'send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A'
@@ -38,17 +56,17 @@ const LABELS: Readonly<Record<string, string>> = {
   caf: 'CAF',
 }
 
-/**
- * Decodes an uploaded audio file to mono. Every failure (empty, not audio, unsupported codec, damaged data,
- * too long) is a 422 `SpeechError` on `options.loc` whose message names the problem; decoder exceptions
- * never escape as they are.
- */
-export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedAudio> {
-  const loc = options.loc ?? ['body', 'audio']
+const failWith = (options: DecodeOptions) => (msg: string): SpeechError => {
   const subject = options.name ? `file '${options.name}'` : 'the audio'
-  const fail = (msg: string): SpeechError => invalidField(loc, `${subject} ${msg}`)
-  options.signal?.throwIfAborted()
+  return invalidField(options.loc ?? ['body', 'audio'], `${subject} ${msg}`)
+}
 
+/**
+ * The checks that need no decoding: empty, not audio, unsupported codec, a damaged WAV or MP4 header, and a
+ * WAV longer than `maxSeconds`. Cheap, so a caller can run them before queueing the upload for decoding.
+ */
+export function inspectAudio(bytes: Uint8Array, options: DecodeOptions = {}): AudioInspection {
+  const fail = failWith(options)
   if (bytes.length === 0) throw fail('is empty')
   const sniffed = sniffAudio(bytes)
   if (sniffed.kind === 'not-audio') throw fail(`is not audio: it looks like ${sniffed.looksLike}; ${ACCEPTED}`)
@@ -58,79 +76,91 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}
     throw fail(`is not in a recognised audio format (it starts with ${head}); ${ACCEPTED}`)
   }
   const label = LABELS[sniffed.format] ?? sniffed.format
-  let channels: number | undefined
-  if (sniffed.format === 'wav') {
-    const wav = parseWavHeader(bytes)
-    if (typeof wav === 'string') throw fail(`is a damaged or unsupported WAV: ${wav}`)
-    channels = wav.channels
-    const seconds = wav.dataBytes / wav.blockAlign / wav.sampleRate
-    if (options.maxSeconds !== undefined && seconds > options.maxSeconds) {
-      throw tooLong(fail, seconds, options.maxSeconds)
-    }
-  }
   if (sniffed.decoder === 'm4a') {
     const problem = checkMp4Tables(bytes)
     if (problem) throw fail(`is a damaged ${label}: ${problem}`)
   }
+  const flacSeconds = sniffed.format === 'flac' ? streamInfoSeconds(bytes) : undefined
+  if (flacSeconds !== undefined && options.maxSeconds !== undefined && flacSeconds > options.maxSeconds) {
+    throw fail(`is ${flacSeconds.toFixed(1)} s long; the limit is ${options.maxSeconds} s`)
+  }
+  if (sniffed.format !== 'wav') return { sniffed, label }
+  const wav = parseWavHeader(bytes)
+  if (typeof wav === 'string') throw fail(`is a damaged or unsupported WAV: ${wav}`)
+  const seconds = wav.dataBytes / wav.blockAlign / wav.sampleRate
+  if (options.maxSeconds !== undefined && seconds > options.maxSeconds) {
+    throw fail(`is ${seconds.toFixed(1)} s long; the limit is ${options.maxSeconds} s`)
+  }
+  return { sniffed, label, channels: wav.channels }
+}
 
-  let data: RawAudio
+/**
+ * Decodes an uploaded audio file to mono (at `targetRate` if given). Every failure (empty, not audio,
+ * unsupported codec, damaged data, too long) is a 422 `SpeechError` on `options.loc` whose message names the
+ * problem; decoder exceptions never escape as they are. A compressed file longer than `maxSeconds` is
+ * rejected as soon as that much has been decoded, so memory is bounded by the limit, not by the file.
+ */
+export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedAudio> {
+  options.signal?.throwIfAborted()
+  const fail = failWith(options)
+  const { sniffed, label, channels } = inspectAudio(bytes, options)
   // WebM decodes quadratically while DiscardPadding is present; it is cut here instead (see webm-padding.ts).
-  const webm = sniffed.decoder === 'webm' || sniffed.decoder === 'mkv' ? neutralizeDiscardPadding(bytes) : undefined
+  const webm =
+    sniffed.decoder === 'webm' || sniffed.decoder === 'mkv' ? neutralizeDiscardPadding(bytes) : undefined
+  let result
   try {
-    data = await decodeInWorker(sniffed.decoder, webm?.bytes ?? bytes, options.timeoutMs ?? 20_000, options.signal)
-    if (webm && webm.discardNs > 0) data = trimEnd(data, Math.round((webm.discardNs * data.sampleRate) / 1e9))
+    result = await decodeInWorker({
+      format: sniffed.decoder,
+      bytes: webm?.bytes ?? bytes,
+      timeoutMs: options.timeoutMs ?? 20_000,
+      // The WebM fix-up may have made a copy, which is ours to move.
+      transfer: options.transferBytes === true || (webm !== undefined && webm.bytes !== bytes),
+      ...(options.targetRate !== undefined && { targetRate: options.targetRate }),
+      ...(options.maxSeconds !== undefined && { maxSeconds: options.maxSeconds }),
+      ...(options.signal && { signal: options.signal }),
+    })
   } catch (err) {
     if (isAbortError(err)) throw err
     const reason = err instanceof Error ? err.message : String(err)
     throw fail(`looks like ${label} but could not be decoded (${reason}); it may be truncated or damaged`)
   }
   options.signal?.throwIfAborted()
-  const length = data.channelData[0]?.length ?? 0
-  if (length === 0 || !(data.sampleRate >= 1000 && data.sampleRate <= 384_000)) {
+  if (result.kind === 'too-long') {
+    throw fail(`is longer than the limit of ${options.maxSeconds} s (decoding stopped at ` +
+      `${result.decodedSeconds.toFixed(1)} s); split the recording and send the parts one by one`)
+  }
+  const { sampleRate } = result
+  const discard = webm && webm.discardNs > 0 ? Math.round((webm.discardNs * sampleRate) / 1e9) : 0
+  const samples = result.samples.subarray(0, Math.max(0, result.samples.length - discard))
+  if (samples.length === 0) {
     throw fail(`looks like ${label} but holds no decodable audio; it may be truncated or damaged`)
   }
-  const durationSec = length / data.sampleRate
-  if (options.maxSeconds !== undefined && durationSec > options.maxSeconds) {
-    throw tooLong(fail, durationSec, options.maxSeconds)
-  }
   return {
-    samples: downmix(data.channelData, length),
-    sampleRate: data.sampleRate,
-    channels: channels ?? data.channelData.length,
+    samples,
+    sampleRate,
+    channels: channels ?? result.channels,
     format: sniffed.format,
-    durationSec,
+    durationSec: samples.length / sampleRate,
   }
 }
 
-/** `decodeAudio`, then resampled to `targetRate` (for engines that need e.g. 16 kHz). */
-export async function decodeAndResample(
+/** `decodeAudio` at `targetRate` (for engines that need e.g. 16 kHz). */
+export function decodeAndResample(
   bytes: Uint8Array,
   targetRate: number,
   options: DecodeOptions = {},
 ): Promise<DecodedAudio> {
-  const decoded = await decodeAudio(bytes, options)
-  if (decoded.sampleRate === targetRate) return decoded
-  const samples = resampleAll(decoded.samples, decoded.sampleRate, targetRate)
-  return { ...decoded, samples, sampleRate: targetRate, durationSec: samples.length / targetRate }
+  return decodeAudio(bytes, { ...options, targetRate })
 }
 
-function tooLong(fail: (msg: string) => SpeechError, seconds: number, max: number): SpeechError {
-  return fail(`is ${seconds.toFixed(1)} s long; the limit is ${max} s`)
-}
-
-function trimEnd(data: RawAudio, samples: number): RawAudio {
-  const keep = Math.max(0, (data.channelData[0]?.length ?? 0) - samples)
-  return { ...data, channelData: data.channelData.map((c) => c.subarray(0, keep)) }
-}
-
-/** Averages the channels; non-finite values (broken float WAVs) become 0 and peaks are clamped. */
-function downmix(channels: readonly Float32Array[], length: number): Float32Array {
-  const out = new Float32Array(length)
-  const scale = 1 / channels.length
-  for (const ch of channels) for (let i = 0; i < length; i++) out[i]! += (ch[i] ?? 0) * scale
-  for (let i = 0; i < length; i++) {
-    const v = out[i]!
-    out[i] = Number.isFinite(v) ? Math.max(-1, Math.min(1, v)) : 0
-  }
-  return out
+/**
+ * A FLAC file's duration from its STREAMINFO block (undefined when it does not say). FLAC is decoded in one
+ * piece (see decode-worker-source.ts), so its length is checked here, before decoding.
+ */
+function streamInfoSeconds(b: Uint8Array): number | undefined {
+  // "fLaC", then the first metadata block's 4-byte header (type 0 = STREAMINFO), then its 34 bytes.
+  if (b.length < 26 || (b[4]! & 0x7f) !== 0) return undefined
+  const rate = (b[18]! << 12) | (b[19]! << 4) | (b[20]! >> 4)
+  const samples = (b[21]! & 0x0f) * 2 ** 32 + ((b[22]! << 24) >>> 0) + (b[23]! << 16) + (b[24]! << 8) + b[25]!
+  return rate > 0 && samples > 0 ? samples / rate : undefined
 }

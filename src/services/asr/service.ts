@@ -1,8 +1,10 @@
-import { decodeAudio } from '../../audio/decode.js'
+import { availableParallelism } from 'node:os'
+import { decodeAudio, inspectAudio } from '../../audio/decode.js'
 import type { AsrEngine } from '../../engines/asr/types.js'
 import { createPocketsphinxEngine } from '../../engines/asr/pocketsphinx/index.js'
 import { invalidField } from '../../errors.js'
 import { transcribe, type Transcript } from '../../asr/transcribe.js'
+import { createConcurrencyGate } from './concurrency-gate.js'
 
 /** Spec limits for one `/v1/asr` request. */
 export const MIN_AUDIO_SEC = 1
@@ -21,8 +23,23 @@ export interface AsrResult extends Transcript {
   readonly language: string
 }
 
+export interface AsrServiceOptions {
+  /** Decoder workers; 0 means one per CPU core. */
+  readonly workers: number
+  /**
+   * Requests decoded and transcribed at once; the rest wait in line (first come, first served). Each one in
+   * progress holds its decoded audio (about 38 MB per 10 minutes), so this bounds memory. Default: the number
+   * of decoder workers (one per core), enough to keep every decoder busy; see docs/decisions.md (ASR).
+   */
+  readonly concurrency?: number
+  /** Replaces pocketsphinx (tests). */
+  readonly engine?: () => AsrEngine
+}
+
 /** Speech to text for whole files. The engine starts on first use (its decoders load the model once each). */
-export function createAsrService(options: { readonly workers: number; readonly engine?: () => AsrEngine }) {
+export function createAsrService(options: AsrServiceOptions) {
+  const gate = createConcurrencyGate(
+    options.concurrency ?? (options.workers > 0 ? options.workers : Math.max(1, availableParallelism())))
   let engine: AsrEngine | undefined
   const getEngine = () =>
     (engine ??= options.engine?.() ?? createPocketsphinxEngine(options.workers > 0 ? { workers: options.workers } : {}))
@@ -47,27 +64,42 @@ export function createAsrService(options: { readonly workers: number; readonly e
       const asr = getEngine() as AsrEngine & { ready?: () => Promise<void> }
       await asr.ready?.()
     },
+    /**
+     * Transcribes one upload. Cheap checks (language, format, a WAV's length) answer at once; decoding and
+     * recognition wait for a place in the gate, and a request aborted while waiting leaves the line.
+     */
     async transcribe(request: AsrRequest, signal?: AbortSignal): Promise<AsrResult> {
       const asr = getEngine()
       // Pocketsphinx has one model per language and no language identification, so "detected" means the
       // only installed language; the response says which one was used.
       const language = languageFor(request.language, asr.capabilities.languages)
-      const decoded = await decodeAudio(request.audio, {
+      const decodeOptions = {
         loc: ['body', 'audio'],
         maxSeconds: MAX_AUDIO_SEC,
+        targetRate: asr.capabilities.sampleRate,
         ...(request.filename && { name: request.filename }),
         ...(signal && { signal }),
-      })
-      if (decoded.durationSec < MIN_AUDIO_SEC) {
-        const msg = `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`
-        throw invalidField(['body', 'audio'], msg, 'too_short')
       }
-      const result = await transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
-        language,
-        timestamps: !(request.ignoreTimestamps ?? true),
-        ...(signal && { signal }),
-      })
+      inspectAudio(request.audio, decodeOptions)
+      const result = await gate.run(async () => {
+        // The upload is not needed once decoded: handing it over frees it while the audio is transcribed.
+        const decoded = await decodeAudio(request.audio, { ...decodeOptions, transferBytes: true })
+        if (decoded.durationSec < MIN_AUDIO_SEC) {
+          const msg =
+            `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`
+          throw invalidField(['body', 'audio'], msg, 'too_short')
+        }
+        return transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
+          language,
+          timestamps: !(request.ignoreTimestamps ?? true),
+          ...(signal && { signal }),
+        })
+      }, signal)
       return { ...result, language }
+    },
+    /** Requests transcribing now and waiting in line (for tests and monitoring). */
+    get load() {
+      return { active: gate.active, waiting: gate.waiting, limit: gate.limit }
     },
     async close() {
       await engine?.close()

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
+import { float32ToInt16 } from '../../../audio/signal.js'
 import type { RecognizedWord } from '../types.js'
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
@@ -18,7 +19,8 @@ export interface PoolOptions {
 
 interface Job {
   readonly id: number
-  readonly samples: Float32Array
+  /** 16 kHz s16, what the decoder takes: half the size of the caller's floats, and transferred. */
+  readonly pcm: Int16Array
   readonly resolve: (words: RecognizedWord[]) => void
   readonly reject: (err: unknown) => void
   cleanup: () => void
@@ -75,9 +77,10 @@ export class DecoderPool {
     if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
     if (samples.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
-      // A private copy: posting a view would clone its whole backing buffer, and the copy can be transferred.
+      // A private copy (posting a view would clone its whole backing buffer), converted here so the worker
+      // gets what the decoder reads and no second copy of each utterance is left for its garbage collector.
       const job: Job = {
-        id: this.#nextId++, samples: samples.slice(), resolve, reject, cleanup: () => {}, settled: false,
+        id: this.#nextId++, pcm: float32ToInt16(samples), resolve, reject, cleanup: () => {}, settled: false,
       }
       if (signal) {
         const onAbort = () => this.#abort(job, signal)
@@ -200,8 +203,8 @@ export class DecoderPool {
       const job = this.#queue.shift()
       if (!job) break
       slot.job = job
-      const message: WorkerRequest = { type: 'job', id: job.id, samples: job.samples }
-      slot.worker.postMessage(message, [job.samples.buffer as ArrayBuffer])
+      const message: WorkerRequest = { type: 'job', id: job.id, pcm: job.pcm }
+      slot.worker.postMessage(message, [job.pcm.buffer as ArrayBuffer])
     }
     this.#updateRefs()
   }

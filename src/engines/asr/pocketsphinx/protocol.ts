@@ -11,8 +11,8 @@ export interface WorkerSetup {
 export interface JobMessage {
   readonly type: 'job'
   readonly id: number
-  /** 16 kHz mono, transferred. */
-  readonly samples: Float32Array
+  /** 16 kHz mono s16, transferred. */
+  readonly pcm: Int16Array
 }
 
 /** Free the decoder and let the thread end (after the job in hand, if any). */

@@ -1,6 +1,5 @@
 /** Worker thread: one native decoder, created once, decoding one utterance per message. */
 import { parentPort, workerData } from 'node:worker_threads'
-import { float32ToInt16 } from '../../../audio/signal.js'
 import { PocketsphinxDecoder } from './decoder.js'
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
@@ -28,8 +27,7 @@ port.on('message', (job: WorkerRequest) => {
   }
   if (!decoder) return
   try {
-    const pcm = float32ToInt16(job.samples)
-    const result = decoder.decode(pcm, setup.blockSamples, () => Atomics.load(cancel, 0) === job.id)
+    const result = decoder.decode(job.pcm, setup.blockSamples, () => Atomics.load(cancel, 0) === job.id)
     send({ type: 'done', id: job.id, words: result.words, stopped: result.stopped })
   } catch (err) {
     send({ type: 'failed', id: job.id, message: err instanceof Error ? err.message : String(err) })
