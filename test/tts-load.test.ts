@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { toTtsParams } from '../src/services/tts/params.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 
 /**
@@ -41,5 +42,23 @@ describe('TTS under load', () => {
     }
     // And the server still answers afterwards.
     expect((await speak(0)).status).toBe(200)
+  })
+
+  it('balanced: a request that would queue for a busy engine gets a short first phrase', async () => {
+    const text = 'Officials said the bridge will reopen to traffic early next month. The council approved the budget.'
+    const principal = { accountId: s.aliceAccount, keyId: '' }
+    const prepare = async () => (await s.deps.tts.prepare(toTtsParams({ text, latency: 'balanced' } as never, undefined, s.deps.config), principal)).chunks
+    const idle = await prepare()
+    expect(idle.map((c) => c.content)).toEqual([text])
+    const festival = await s.deps.speech.engines.get('festival')
+    const busy = vi.spyOn(festival, 'saturated').mockReturnValue(true)
+    try {
+      const loaded = await prepare()
+      // The first phrase alone, then the rest of the text: nothing lost, nothing added.
+      expect(loaded[0]!.content.length).toBeLessThan(idle[0]!.content.length)
+      expect(loaded.map((c) => c.content).join(' ')).toBe(idle.map((c) => c.content).join(' '))
+    } finally {
+      busy.mockRestore()
+    }
   })
 })

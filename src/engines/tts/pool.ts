@@ -52,6 +52,11 @@ export class ResourcePool<T> {
     return [...this.#live]
   }
 
+  /** No resource is idle: a new `acquire` would wait. */
+  get saturated(): boolean {
+    return this.#idle.length === 0
+  }
+
   get busyItems(): readonly T[] {
     return [...this.#live].filter((item) => !this.#idle.includes(item))
   }

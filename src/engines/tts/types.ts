@@ -88,6 +88,8 @@ export interface TtsEngine {
   readonly capabilities: TtsCapabilities
   voices(): readonly TtsVoice[]
   synthesize(request: SynthesisRequest, options?: CallOptions): AsyncIterable<SynthesisChunk>
+  /** True while every process or worker is working, so a new call would wait (optional; absent: never). */
+  saturated?(): boolean
   close(): Promise<void>
 }
 

@@ -43,18 +43,25 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
       const encoder = getEncoder(params.format)
       const outputRate = outputSampleRate(encoder, params.sampleRate)
       const voiceLanguages = params.languageHint ? undefined : await deps.voiceLanguages?.(params, principal)
-      const chunks = planText(params.text, {
+      const plan = (latency: TtsParams['latency']) => planText(params.text, {
         dialect: params.dialect,
         normalize: params.normalize,
         chunkLength: params.chunkLength,
         minChunkLength: params.minChunkLength,
-        latency: params.latency,
+        latency,
         ...(params.languageHint && { languageHint: params.languageHint }),
         ...(voiceLanguages && { voiceLanguages }),
       })
+      let chunks = plan(params.latency)
       const needs = chunks.map((c) => ({ speaker: c.speaker, language: c.language }))
       // With no text yet (a live session's start), still check the voices, for English.
       const chooseVoice = await deps.resolveVoices(params, principal, needs.length > 0 ? needs : [{ speaker: 0, language: 'en' }], signal)
+      // `balanced` trades first-audio time for fewer joins; when this request's first chunk would queue for a
+      // busy engine, it gets `low`'s short first phrase (same speakers and languages, so the voices stand).
+      const first = chunks[0]
+      if (params.latency === 'balanced' && first && chooseVoice(first.speaker, first.language).engine.saturated?.()) {
+        chunks = plan('low')
+      }
       return {
         chunks,
         encoder,

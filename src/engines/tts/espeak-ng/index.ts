@@ -49,6 +49,7 @@ export async function createEspeakEngine(options: { readonly processes?: number 
     sampleRate,
     capabilities: { languages, wordTimings: 'exact', rate: true, rateRange: RATE_RANGE, pitch: true, streaming: 'incremental', sampling: [] },
     voices: () => listed,
+    saturated: () => pool.saturated,
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       const voice = byId.get(request.voice)
       if (!voice) {

@@ -84,6 +84,7 @@ export async function createFestivalEngine(options: { readonly processes?: numbe
       sampling: [],
     },
     voices: () => VOICES,
+    saturated: () => pool.saturated,
     processIds: () => ({ all: pool.items.map((p) => p.pid), busy: pool.busyItems.map((p) => p.pid) }),
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       if (request.voice !== 'slt') {

@@ -86,6 +86,7 @@ export async function createFliteEngine(options: { readonly processes?: number }
       sampling: [],
     },
     voices: () => voices,
+    saturated: () => pool.saturated,
     workers: () => ({ all: pool.items.length, busy: pool.busyItems.length }),
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       const voice = FLITE_VOICES.find((v) => v.id === request.voice)
