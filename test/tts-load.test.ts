@@ -47,7 +47,8 @@ describe('TTS under load', () => {
   it('balanced: a request that would queue for a busy engine gets a short first phrase', async () => {
     const text = 'Officials said the bridge will reopen to traffic early next month. The council approved the budget.'
     const principal = { accountId: s.aliceAccount, keyId: '' }
-    const prepare = async () => (await s.deps.tts.prepare(toTtsParams({ text, latency: 'balanced' } as never, undefined, s.deps.config), principal)).chunks
+    const params = toTtsParams({ text, latency: 'balanced' } as never, undefined, s.deps.config)
+    const prepare = async (presplit = false) => (await s.deps.tts.prepare({ ...params, presplit }, principal)).chunks
     const idle = await prepare()
     expect(idle.map((c) => c.content)).toEqual([text])
     const festival = await s.deps.speech.engines.get('festival')
@@ -57,6 +58,8 @@ describe('TTS under load', () => {
       // The first phrase alone, then the rest of the text: nothing lost, nothing added.
       expect(loaded[0]!.content.length).toBeLessThan(idle[0]!.content.length)
       expect(loaded.map((c) => c.content).join(' ')).toBe(idle.map((c) => c.content).join(' '))
+      // A live session's units are already cut as they should be spoken.
+      expect((await prepare(true)).map((c) => c.content)).toEqual([text])
     } finally {
       busy.mockRestore()
     }

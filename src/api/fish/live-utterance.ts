@@ -102,7 +102,7 @@ export class Utterance {
       try {
         const encoder = this.encoder
         if (this.signal.aborted || !encoder) return
-        const params = { ...this.params, text: unit, languageHint: language }
+        const params = { ...this.params, text: unit, languageHint: language, presplit: true }
         const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.

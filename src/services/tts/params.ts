@@ -33,6 +33,11 @@ export interface TtsParams {
   readonly sampling: SamplingParams
   /** Main language for text too short to detect (`TextPipelineOptions.languageHint`); live sessions set it. */
   readonly languageHint?: string
+  /**
+   * The caller already cut the text into units as they should be spoken (a live session's phrases, with its
+   * own first-phrase rule): the service does not re-cut the first chunk when the engine is busy.
+   */
+  readonly presplit?: boolean
 }
 
 /** The `model` header: `s1` selects s1 tags; anything else, or nothing, is `s2-pro` (fish-compat §1). */

@@ -59,7 +59,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
       // `balanced` trades first-audio time for fewer joins; when this request's first chunk would queue for a
       // busy engine, it gets `low`'s short first phrase (same speakers and languages, so the voices stand).
       const first = chunks[0]
-      if (params.latency === 'balanced' && first && chooseVoice(first.speaker, first.language).engine.saturated?.()) {
+      if (params.latency === 'balanced' && !params.presplit && first && chooseVoice(first.speaker, first.language).engine.saturated?.()) {
         chunks = plan('low')
       }
       return {
