@@ -1,4 +1,4 @@
-import { raceAbort } from './abort.js'
+import { raceAbort } from '../../abort.js'
 import { trimSilence } from './silence.js'
 import type { TextPiece } from './split-sentences.js'
 import type { EngineWord, SynthesisChunk } from './types.js'

@@ -1,5 +1,5 @@
 import { SpeechError } from '../../errors.js'
-import { abortReason } from './abort.js'
+import { abortReason } from '../../abort.js'
 
 export interface PoolOptions<T> {
   /** Component name for messages, e.g. `festival`. */

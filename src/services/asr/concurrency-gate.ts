@@ -1,3 +1,4 @@
+import { abortReason } from '../../abort.js'
 import { SpeechError } from '../../errors.js'
 
 /**
@@ -17,10 +18,6 @@ export interface ConcurrencyGate {
 
 interface Waiter {
   readonly start: () => void
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
 export function createConcurrencyGate(limit: number): ConcurrencyGate {

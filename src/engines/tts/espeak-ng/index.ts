@@ -1,6 +1,6 @@
 import { int16ToFloat32 } from '../../../audio/signal.js'
 import { SpeechError } from '../../../errors.js'
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../../../abort.js'
 import { ResourcePool } from '../pool.js'
 import { Envelope } from '../envelope.js'
 import { StreamTrimmer } from '../silence.js'

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { SpeechError } from '../../../errors.js'
 import { wordsFromSpoken, type SpokenWord } from '../align-words.js'
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../../../abort.js'
 import { toAsciiText } from '../ascii-text.js'
 import { synthesizePieces, type PieceResult } from '../piece-synth.js'
 import { ResourcePool } from '../pool.js'

@@ -32,7 +32,8 @@ function synth(job: FliteJob): FliteReply {
 
 // Every sentence leaves a dead wasm instance with its own linear memory. Left to the collector's own pace they
 // pile up, and under ~30 concurrent requests the process died (SIGSEGV inside V8) within seconds; collecting
-// after each job keeps one live instance per worker (1,000+ requests in 90 s ran clean, scripts in the commit).
+// after each job keeps one live instance per worker (1,000+ requests in 90 s ran clean;
+// test/tts-load.test.ts repeats that load).
 v8.setFlagsFromString('--expose-gc')
 const gc = vm.runInNewContext('gc') as () => void
 

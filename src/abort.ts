@@ -1,4 +1,4 @@
-/** Abort plumbing shared by the TTS engines. */
+/** Abort plumbing shared by engines and services. */
 
 /** What an aborted call throws: the signal's reason (a DOMException `AbortError` unless the caller chose one). */
 export function abortReason(signal: AbortSignal): unknown {
