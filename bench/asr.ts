@@ -1,10 +1,11 @@
 /**
- * ASR benchmark: real-time factor and peak RSS of Parla's `/v1/asr` pipeline (the ASR service: request
- * queue, WAV decoding in a worker, VAD, parallel in-process pocketsphinx) on 60 s and 10 min of festival
- * speech sent as 16-bit WAV (or MP3), one request and 4 at once, plus the same 60 s file through the
- * `pocketsphinx_continuous` CLI. Run: npx tsx bench/asr.ts [--upload mp3]
+ * ASR benchmark: real-time factor and peak RSS of a Parla server (its own process) answering `POST /v1/asr`
+ * on 60 s and 10 min of festival speech sent as 16-bit WAV (or MP3), one request and 4 at once, plus the
+ * pocketsphinx engine alone and the `pocketsphinx_continuous` CLI on the same 60 s file.
+ * Run: npm run bench:asr [-- --upload mp3]
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +15,7 @@ import { transcribe } from '../src/asr/transcribe.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { createPocketsphinxEngine, type DecoderPreset } from '../src/engines/asr/pocketsphinx/index.js'
 import type { AsrEngine } from '../src/engines/asr/types.js'
-import { createAsrService, type AsrService } from '../src/services/asr/service.js'
+import { processMemory, resetPeakMemory, startBenchServer, type BenchServer } from './server.js'
 
 const RATE = 16_000
 const GAP = 0.6
@@ -35,32 +36,46 @@ function buildFile(clips: Float32Array[], seconds: number): { samples: Float32Ar
   return { samples, text: words.join(' ') }
 }
 
-let peakRss = 0
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()) }, 20)
-sampler.unref()
+interface Run { wall: number, cpu: number, wer: number, peakMb?: number }
 
-interface Run { wall: number, cpu: number, wer: number, peakMb: number }
-
-/** Runs `concurrent` requests at once; `one(i)` is request i. */
+/** Runs `concurrent` calls at once in this process; `one(i)` is call i. For the engine alone. */
 async function measure(reference: string, concurrent: number, one: (i: number) => Promise<{ text: string }>): Promise<Run> {
-  peakRss = process.memoryUsage.rss()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const results = await Promise.all(Array.from({ length: concurrent }, (_, i) => one(i)))
   const wall = (performance.now() - t0) / 1000
   const cpuUsed = process.cpuUsage(cpu0)
-  peakRss = Math.max(peakRss, process.memoryUsage.rss())
   const wer = corpusWer(results.map((r) => ({ reference, hypothesis: r.text }))).wer
-  return { wall, cpu: (cpuUsed.user + cpuUsed.system) / 1e6, wer, peakMb: peakRss / 1e6 }
+  return { wall, cpu: (cpuUsed.user + cpuUsed.system) / 1e6, wer }
 }
 
-interface Upload { wav: Uint8Array, text: string, seconds: number }
+interface Upload { bytes: Uint8Array, text: string, seconds: number }
 
-/** Requests through the service, each with its own copy of the upload, as separate HTTP requests would have. */
-function measureService(service: AsrService, file: Upload, concurrent: number): Promise<Run> {
-  const uploads = Array.from({ length: concurrent }, () => file.wav.slice())
-  return measure(file.text, concurrent, (i) =>
-    service.transcribe({ audio: uploads[i]!, filename: 'bench.wav', ignoreTimestamps: false }))
+/** CPU seconds process `pid` has used (user + system), from /proc. */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * `concurrent` real `POST /v1/asr` multipart uploads at once, as the `fish-audio` SDK sends them; the peak
+ * is the server process's own (VmHWM over this window), so the benchmark's test audio is not in it.
+ */
+async function measureServer(server: BenchServer, file: Upload, concurrent: number): Promise<Run> {
+  resetPeakMemory(server.pid)
+  const cpu0 = processCpu(server.pid)
+  const t0 = performance.now()
+  const texts = await Promise.all(Array.from({ length: concurrent }, async () => {
+    const form = new FormData()
+    form.append('audio', new Blob([file.bytes]), `bench.${UPLOAD}`)
+    form.append('ignore_timestamps', 'false')
+    const res = await fetch(`${server.url}/v1/asr`, { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form })
+    if (!res.ok) throw new Error(`/v1/asr answered ${res.status}: ${await res.text()}`)
+    return ((await res.json()) as { text: string }).text
+  }))
+  const wall = (performance.now() - t0) / 1000
+  const wer = corpusWer(texts.map((hypothesis) => ({ reference: file.text, hypothesis }))).wer
+  return { wall, cpu: processCpu(server.pid) - cpu0, wer, peakMb: processMemory(server.pid).peakMb }
 }
 
 /** The engine alone on samples already at 16 kHz (no queue, no file decoding): for the CLI comparison. */
@@ -105,30 +120,31 @@ function encodeUpload(samples: Float32Array): Uint8Array {
 async function main(): Promise<void> {
   console.log(`cores ${availableParallelism()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
   const clips = (await speakAll(SENTENCES)).map((a) => resampleAll(a.samples, a.sampleRate, RATE))
-  // Only the uploads (16-bit WAV, as a client sends them) stay in memory, plus the 60 s samples for the CLI
-  // comparison, so the peak RSS is mostly the server's rather than this script's.
   const short = buildFile(clips, 60)
   const upload = (f: { samples: Float32Array, text: string }): Upload =>
-    ({ wav: encodeUpload(f.samples), text: f.text, seconds: f.samples.length / RATE })
+    ({ bytes: encodeUpload(f.samples), text: f.text, seconds: f.samples.length / RATE })
   const uploads: Record<string, Upload> = { '60 s': upload(short), '10 min': upload(buildFile(clips, 600)) }
 
+  // A real server in its own process that serves speech to text only: its TTS engines start on first use,
+  // which these requests never are, so its memory is what ASR traffic costs.
   const t0 = performance.now()
-  const engine = createPocketsphinxEngine()
-  await engine.ready()
-  console.log(`engine: ${engine.capabilities.parallelism} workers ready in ${fmt((performance.now() - t0) / 1000, 2)} s, ` +
-    `RSS ${fmt(process.memoryUsage.rss() / 1e6, 0)} MB with the test audio loaded`)
-  const service = createAsrService({ workers: 0, engine: () => engine })
-  console.log(`service: at most ${service.load.limit} requests decoded and transcribed at once, the rest queue; ` +
-    `uploads as ${UPLOAD} (${Object.values(uploads).map((u) => fmt(u.wav.length / 1e6, 1)).join(' and ')} MB)`)
-  console.log('file     requests  wall s   RTF    CPU-RTF  WER    peak RSS MB')
-  for (const [name, file] of Object.entries(uploads)) {
-    for (const concurrent of [1, 4]) {
-      const r = await measureService(service, file, concurrent)
-      const audio = file.seconds * concurrent
-      console.log(`${name.padEnd(8)} ${String(concurrent).padStart(8)}  ${fmt(r.wall, 2).padStart(6)}  ${fmt(r.wall / audio)}  ${fmt(r.cpu / audio)}    ${fmt(r.wer * 100, 1).padStart(4)}%  ${fmt(r.peakMb, 0)}`)
+  const server = await startBenchServer({}, ['asr'])
+  const idle = processMemory(server.pid)
+  console.log(`server: ASR decoders ready in ${fmt((performance.now() - t0) / 1000, 2)} s (process start included), ` +
+    `RSS ${fmt(idle.rssMb, 0)} MB idle; uploads as ${UPLOAD} ` +
+    `(${Object.values(uploads).map((u) => fmt(u.bytes.length / 1e6, 1)).join(' and ')} MB), multipart over HTTP`)
+  console.log('file     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')
+  try {
+    for (const [name, file] of Object.entries(uploads)) {
+      for (const concurrent of [1, 4]) {
+        const r = await measureServer(server, file, concurrent)
+        const audio = file.seconds * concurrent
+        console.log(`${name.padEnd(8)} ${String(concurrent).padStart(8)}  ${fmt(r.wall, 2).padStart(6)}  ${fmt(r.wall / audio)}  ${fmt(r.cpu / audio)}    ${fmt(r.wer * 100, 1).padStart(4)}%  ${fmt(r.peakMb!, 0)}`)
+      }
     }
+  } finally {
+    await server.stop()
   }
-  await engine.close()
 
   // The same 60 s file through the CLI (default settings, model load included) and through Parla.
   const dir = await mkdtemp(join(tmpdir(), 'parla-asr-bench-'))
@@ -160,8 +176,6 @@ async function main(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
-  console.log(`\npeak RSS of this process over the whole run (several engines in turn): ` +
-    `${fmt(process.resourceUsage().maxRSS / 1024, 0)} MB`)
 }
 
 await main()

@@ -4,6 +4,7 @@
  * up before the first request, one API key.
  */
 import { fork } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,10 +24,18 @@ interface Ready {
   readonly key: string
 }
 
-/** Starts the server; `settings` are config settings (flags), e.g. `{ festivalProcesses: 2 }`. */
-export async function startBenchServer(settings: Record<string, unknown> = {}): Promise<BenchServer> {
+/** What the server starts before its first request: the TTS engines, the ASR decoders, or both. */
+export type Warm = 'tts' | 'asr'
+
+/**
+ * Starts the server; `settings` are config settings (flags), e.g. `{ festivalProcesses: 2 }`. Engines not
+ * warmed start on first use (an ASR benchmark's server never loads the TTS engines).
+ */
+export async function startBenchServer(
+  settings: Record<string, unknown> = {}, warm: readonly Warm[] = ['tts'],
+): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'parla-bench-'))
-  const args = ['--serve', JSON.stringify({ ...settings, dataDir })]
+  const args = ['--serve', JSON.stringify({ settings: { ...settings, dataDir }, warm })]
   const child = fork(fileURLToPath(import.meta.url), args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   let stopping = false
   // A server that dies mid-benchmark would otherwise show up as a hang or as odd figures.
@@ -49,7 +58,7 @@ export async function startBenchServer(settings: Record<string, unknown> = {}): 
   }
 }
 
-async function serve(settings: Record<string, unknown>): Promise<void> {
+async function serve({ settings, warm }: { settings: Record<string, unknown>, warm: Warm[] }): Promise<void> {
   const { loadConfig } = await import('../src/config/load.js')
   const { createDeps } = await import('../src/deps.js')
   const { buildApp } = await import('../src/app.js')
@@ -57,10 +66,23 @@ async function serve(settings: Record<string, unknown>): Promise<void> {
   const deps = await createDeps(config)
   const app = await buildApp(deps, { logger: { level: 'warn' } })
   const { key } = await deps.keys.create('bench')
-  await deps.speech.engines.startAll()
+  if (warm.includes('tts')) await deps.speech.engines.startAll()
+  if (warm.includes('asr')) await deps.asr.warm()
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
   process.send!({ url, key } satisfies Ready)
   process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
 }
 
-if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as Record<string, unknown>)
+/** Resident memory of process `pid` now and at its peak, in MB (Linux /proc). */
+export function processMemory(pid: number): { rssMb: number, peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }
+}
+
+/** Starts a new peak-RSS window for process `pid` (needs to own it or be root; Linux ≥ 4.0). */
+export function resetPeakMemory(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5')
+}
+
+if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as { settings: Record<string, unknown>, warm: Warm[] })

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { SpeechError } from '../../../errors.js'
 import type { AsrEngine, RecognizedWord } from '../types.js'
-import { DecoderPool, type WorkerEntry } from './pool.js'
+import { siblingWorkerUrl } from '../../../module-worker.js'
+import { DecoderPool } from './pool.js'
 import { DEFAULT_PRESET, decoderArgs, MODEL_DIR, type DecoderPreset } from './settings.js'
 
 export interface PocketsphinxEngineOptions {
@@ -29,25 +28,6 @@ export interface PocketsphinxEngine extends AsrEngine {
 
 const SAMPLE_RATE = 16_000
 
-/**
- * The worker script next to this file. A compiled build has `worker.js`. From TypeScript sources (tsx,
- * vitest) the worker is `worker.ts`, which Node cannot load by itself, and on Node 20 a worker does not
- * inherit the parent's loader hooks (nor honour `--import` in its execArgv): a small bootstrap registers
- * tsx inside the worker first.
- */
-function workerEntry(): WorkerEntry {
-  const compiled = new URL('./worker.js', import.meta.url)
-  if (existsSync(fileURLToPath(compiled))) return { script: compiled }
-  // require.resolve finds the CommonJS build of tsx's API; its ESM twin sits beside it and is the one whose
-  // register() works inside a worker.
-  const api = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')
-  const source = new URL('./worker.ts', import.meta.url).href
-  return {
-    script: `import(${JSON.stringify(pathToFileURL(api).href)})` +
-      `.then((m) => { m.register(); return import(${JSON.stringify(source)}) })`,
-  }
-}
-
 /** `en`, `en-US`, `en_gb` → `en`. */
 function baseLanguage(language: string): string {
   return language.toLowerCase().split(/[-_]/)[0] ?? ''
@@ -63,7 +43,7 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
   }
   const pool = new DecoderPool({
     size: workers,
-    entry: workerEntry(),
+    script: siblingWorkerUrl(import.meta.url, 'worker'),
     setup: {
       args: decoderArgs(options.preset ?? DEFAULT_PRESET, modelDir, options.extraArgs),
       blockSamples: options.blockSamples ?? 4096,

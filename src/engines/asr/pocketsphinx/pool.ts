@@ -1,17 +1,14 @@
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
+import { startModuleWorker } from '../../../module-worker.js'
 import { float32ToInt16 } from '../../../audio/signal.js'
 import type { RecognizedWord } from '../types.js'
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
-/** A worker script file, or (a string) code to evaluate as the worker's CommonJS entry. */
-export interface WorkerEntry {
-  readonly script: URL | string
-}
-
 export interface PoolOptions {
   readonly size: number
-  readonly entry: WorkerEntry
+  /** The worker module (worker.ts, or worker.js in a compiled build). */
+  readonly script: URL
   readonly setup: Omit<WorkerSetup, 'cancel'>
   /** How long a cancelled job may take to stop before its worker is retired and replaced. */
   readonly stopTimeoutMs?: number
@@ -120,9 +117,7 @@ export class DecoderPool {
 
   #spawn(): Slot {
     const cancel = new SharedArrayBuffer(4)
-    const { script } = this.#options.entry
-    const worker = new Worker(script, {
-      eval: typeof script === 'string',
+    const worker = startModuleWorker(this.#options.script, {
       workerData: { ...this.#options.setup, cancel } satisfies WorkerSetup,
     })
     const slot: Slot = { worker, cancel: new Int32Array(cancel), ready: false, exited: false }

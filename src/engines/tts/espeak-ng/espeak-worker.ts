@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
-import { siblingWorkerUrl, startModuleWorker } from '../module-worker.js'
+import { siblingWorkerUrl, startModuleWorker } from '../../../module-worker.js'
 import type { EspeakJob, EspeakReply, EspeakVoiceInfo } from './protocol.js'
 
 type RunMessage = Extract<EspeakReply, { type: 'chunk' | 'done' }>

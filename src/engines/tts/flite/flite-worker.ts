@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
-import { siblingWorkerUrl, startModuleWorker } from '../module-worker.js'
+import { siblingWorkerUrl, startModuleWorker } from '../../../module-worker.js'
 import type { FliteJob, FliteReply } from './protocol.js'
 
 type Result = Extract<FliteReply, { type: 'result' }>
