@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os'
 import { SpeechError } from '../../../errors.js'
 import type { AsrEngine, RecognizedWord } from '../types.js'
 import { siblingWorkerUrl } from '../../../module-worker.js'
+import { lmDictionary } from './dictionary.js'
 import { DecoderPool } from './pool.js'
 import { DEFAULT_PRESET, decoderArgs, MODEL_DIR, type DecoderPreset } from './settings.js'
 
@@ -33,6 +34,16 @@ function baseLanguage(language: string): string {
   return language.toLowerCase().split(/[-_]/)[0] ?? ''
 }
 
+/**
+ * Flags that bring another vocabulary than the model's LM (another LM or dictionary, a grammar, keyword
+ * spotting): the dictionary cut to the LM's words would then drop words the search can output.
+ */
+const VOCABULARY_FLAGS = new Set(['-lm', '-lmctl', '-dict', '-jsgf', '-fsg', '-kws', '-keyphrase', '-allphone'])
+
+function searchesModelLm(extraArgs: readonly string[] = []): boolean {
+  return !extraArgs.some((arg) => VOCABULARY_FLAGS.has(arg))
+}
+
 /** In-process pocketsphinx (koffi → libpocketsphinx.so.3) in worker threads, one decoder per worker. */
 export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}): PocketsphinxEngine {
   const workers = Math.max(1, Math.floor(options.workers ?? availableParallelism()))
@@ -41,11 +52,13 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
     const msg = `[pocketsphinx] no model in ${modelDir}; install the Debian package pocketsphinx-en-us`
     throw new SpeechError('unavailable', msg)
   }
+  // Filtered here, once, before the workers start: each worker then only reads the (cached) result.
+  const dictPath = searchesModelLm(options.extraArgs) ? lmDictionary(modelDir) : undefined
   const pool = new DecoderPool({
     size: workers,
     script: siblingWorkerUrl(import.meta.url, 'worker'),
     setup: {
-      args: decoderArgs(options.preset ?? DEFAULT_PRESET, modelDir, options.extraArgs),
+      args: decoderArgs(options.preset ?? DEFAULT_PRESET, modelDir, options.extraArgs, dictPath),
       blockSamples: options.blockSamples ?? 4096,
     },
     ...(options.stopTimeoutMs !== undefined ? { stopTimeoutMs: options.stopTimeoutMs } : {}),

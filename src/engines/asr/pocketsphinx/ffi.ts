@@ -29,6 +29,15 @@ export interface PocketsphinxApi {
   /** Reads a field of a native struct. */
   peekPointer(ptr: Handle, offset: number): Handle
   peekInt32(ptr: Handle, offset: number): number
+  /** The n-gram model reader, for the LM's vocabulary (dictionary.ts). `type` 0 is NGRAM_AUTO. */
+  logmath_init(base: number, shift: number, useTable: number): Handle
+  logmath_free(lmath: Handle): number
+  ngram_model_read(config: Handle, file: string, type: number, lmath: Handle): Handle
+  ngram_model_free(model: Handle): number
+  /** Points at one count per order: unigrams first. */
+  ngram_model_get_counts(model: Handle): Handle
+  ngram_word(model: Handle, wid: number): string
+  peekUint32(ptr: Handle, offset: number): number
 }
 
 let api: PocketsphinxApi | undefined
@@ -59,6 +68,13 @@ export function loadPocketsphinx(): PocketsphinxApi {
     cmn_live_set: base.func('void cmn_live_set(void *cmn, const float *vec)'),
     peekPointer: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'void *') as Handle,
     peekInt32: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'int32_t') as number,
+    peekUint32: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'uint32_t') as number,
+    logmath_init: base.func('void *logmath_init(double base, int shift, int use_table)'),
+    logmath_free: base.func('int logmath_free(void *lmath)'),
+    ngram_model_read: base.func('void *ngram_model_read(void *config, const char *file, int type, void *lmath)'),
+    ngram_model_free: base.func('int ngram_model_free(void *model)'),
+    ngram_model_get_counts: base.func('const uint32_t *ngram_model_get_counts(void *model)'),
+    ngram_word: base.func('const char *ngram_word(void *model, int32_t wid)'),
     ps_args: ps.func('void *ps_args()'),
     ps_init: ps.func('void *ps_init(void *config)'),
     ps_free: ps.func('int ps_free(void *ps)'),

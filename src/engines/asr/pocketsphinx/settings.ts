@@ -34,15 +34,17 @@ export function mergeArgs(...lists: readonly (readonly string[])[]): string[] {
 /**
  * Full argv for `cmd_ln_parse_r`. `-remove_silence no` is not optional: with the library's default the
  * front end drops frames it thinks are silence and every word time after them shifts (the "+56 s on a
- * 60 s utterance" symptom); Parla's own VAD already cuts the silences out.
+ * 60 s utterance" symptom); Parla's own VAD already cuts the silences out. `dictPath` defaults to the
+ * model's full dictionary; the engine passes the one cut down to the LM's words (dictionary.ts).
  */
 export function decoderArgs(
   preset: DecoderPreset, modelDir = MODEL_DIR, extra: readonly string[] = [],
+  dictPath = `${modelDir}/cmudict-en-us.dict`,
 ): string[] {
   const base = [
     '-hmm', `${modelDir}/en-us`,
     '-lm', `${modelDir}/en-us.lm.bin`,
-    '-dict', `${modelDir}/cmudict-en-us.dict`,
+    '-dict', dictPath,
     '-logfn', '/dev/null',
     '-remove_silence', 'no',
   ]
