@@ -34,6 +34,19 @@ function form(parts: readonly (readonly [string, Uint8Array | string, string?])[
 
 const msgpack = (value: unknown) => send(encode(value), { 'content-type': 'application/msgpack' })
 
+/** The form as a stream: sent chunked, without a Content-Length, as a client streaming from disk does. */
+function chunked(f: FormData): Promise<Awaited<ReturnType<typeof send>>> {
+  const encoded = new Request('http://localhost/', { method: 'POST', body: f })
+  const init = { duplex: 'half', headers: { 'content-type': encoded.headers.get('content-type')! } }
+  return sendInit(encoded.body, init)
+}
+
+async function sendInit(body: Body, init: Record<string, unknown>) {
+  const headers = { ...s.asAlice, ...(init.headers as Record<string, string>) }
+  const res = await fetch(`${s.url}/v1/asr`, { ...init, method: 'POST', body, headers })
+  return { status: res.status, type: res.headers.get('content-type'), body: JSON.parse(await res.text()) as unknown }
+}
+
 const SLOW = 120_000
 
 beforeAll(async () => {
@@ -56,10 +69,25 @@ describe('POST /v1/asr errors', { timeout: SLOW }, () => {
     expect(await msgpack({ audio: new Uint8Array(30_000_000) })).toMatchObject({ status: 413, body: TOO_LARGE })
     const json = JSON.stringify({ audio: Buffer.from(big).toString('base64') })
     expect(await send(json, { 'content-type': 'application/json' })).toMatchObject({ status: 413, body: TOO_LARGE })
+    expect(await chunked(form([['audio', big, 'big.wav']]))).toMatchObject({ status: 413, body: TOO_LARGE })
     // At the limit the size is fine; zeros are then not audio.
-    expect(await msgpack({ audio: new Uint8Array(20_000_000) })).toMatchObject({
+    const notAudio = (what: string) => ({
       status: 422,
-      body: issue('audio', 'value_error', `the audio is not in a recognised audio format (it starts with 00 00 00 00 00 00 00 00); ${ACCEPTED}`),
+      body: issue('audio', 'value_error', `${what} is not in a recognised audio format (it starts with 00 00 00 00 00 00 00 00); ${ACCEPTED}`),
+    })
+    expect(await msgpack({ audio: new Uint8Array(20_000_000) })).toMatchObject(notAudio('the audio'))
+    const exact = form([['audio', new Uint8Array(20_000_000), 'exact.wav']])
+    expect(await send(exact)).toMatchObject(notAudio("file 'exact.wav'"))
+    expect(await chunked(exact)).toMatchObject(notAudio("file 'exact.wav'"))
+  })
+
+  it('reads a chunked multipart upload (no Content-Length) whole', async () => {
+    // 86 KB, more than the first 64 KB buffer; 0.90 s exactly: the whole file was read, neither cut short nor
+    // padded by the growing buffer.
+    const wav = toWav(new Float32Array(43_200), 48_000)
+    expect(await chunked(form([['extra', silence(0.2), 'x.wav'], ['audio', wav, 'short.wav']]))).toMatchObject({
+      status: 422,
+      body: issue('audio', 'too_short', 'audio is 0.90 s long; send at least 1 second of audio'),
     })
   })
 

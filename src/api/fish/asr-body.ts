@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { invalidField, SpeechError } from '../../errors.js'
+import { readOnlyFilePart } from '../file-part.js'
 import { multipartError } from './model-body.js'
 
 export interface AsrInput {
@@ -20,10 +21,13 @@ export async function readAsrBody(request: FastifyRequest, maxBytes: number): Pr
     try {
       for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 4 } })) {
         if (part.type === 'file') {
-          const buf = await part.toBuffer()
-          if (part.fieldname !== 'audio') continue
+          if (part.fieldname !== 'audio') {
+            // Files under other names are drained (the parser needs the stream read) and ignored.
+            for await (const _ of part.file) continue
+            continue
+          }
           if (++files > 1) throw oneFile()
-          fields.audio = new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
+          fields.audio = await readOnlyFilePart(part, maxBytes)
           fields.filename = part.filename ?? ''
         } else fields[part.fieldname] = part.value
       }
