@@ -3,7 +3,8 @@
  * them in parallel, and put the words back on the file's timeline as phrases and a tidy transcript.
  */
 import { createResampler } from '../audio/resample.js'
-import type { AudioBuffer } from '../audio/types.js'
+import { int16ToFloat32 } from '../audio/signal.js'
+import type { MonoSamples } from '../audio/types.js'
 import type { AsrEngine, RecognizedWord } from '../engines/asr/types.js'
 import { invalidField, SpeechError } from '../errors.js'
 import { groupPhrases, phraseText } from './phrases.js'
@@ -40,10 +41,20 @@ function throwIfAborted(signal?: AbortSignal): void {
   throw new DOMException('[asr] transcription aborted', { name: 'AbortError', cause: signal.reason })
 }
 
-/** Streams the file through the shared resampler in pieces, writing straight into the result buffer. */
-async function toRate(audio: AudioBuffer, rate: number, signal?: AbortSignal): Promise<Float32Array> {
+/** Mono audio to transcribe; 16-bit samples (what `/v1/asr` decodes to) take half the memory of floats. */
+export interface TranscribeInput {
+  readonly samples: MonoSamples
+  readonly sampleRate: number
+}
+
+/**
+ * Streams the file through the shared resampler in pieces, writing straight into the result buffer. Audio
+ * already at `rate` is used as it is, in either sample type.
+ */
+async function toRate(audio: TranscribeInput, rate: number, signal?: AbortSignal): Promise<MonoSamples> {
   if (audio.sampleRate === rate) return audio.samples
   const resampler = createResampler(audio.sampleRate, rate)
+  const floats = (part: MonoSamples) => (part instanceof Int16Array ? int16ToFloat32(part) : part)
   const out = new Float32Array(Math.ceil((audio.samples.length * rate) / audio.sampleRate))
   let written = 0
   const put = (part: Float32Array) => {
@@ -53,7 +64,7 @@ async function toRate(audio: AudioBuffer, rate: number, signal?: AbortSignal): P
   }
   for (let first = 0; first < audio.samples.length; first += RESAMPLE_CHUNK) {
     throwIfAborted(signal)
-    put(resampler.process(audio.samples.subarray(first, first + RESAMPLE_CHUNK)))
+    put(resampler.process(floats(audio.samples.subarray(first, first + RESAMPLE_CHUNK))))
     await new Promise((resolve) => setImmediate(resolve))
   }
   put(resampler.flush())
@@ -78,7 +89,7 @@ const VAD_RATES = [8000, 16000, 32000, 48000] as const
 
 /** Decodes the spans, at most `parallelism` at a time per call so concurrent requests share the workers. */
 async function decodeSpans(
-  engine: AsrEngine, pcm: Float32Array, spans: readonly SpeechSpan[], language: string, duration: number,
+  engine: AsrEngine, pcm: MonoSamples, spans: readonly SpeechSpan[], language: string, duration: number,
   options: TranscribeOptions,
 ): Promise<RecognizedWord[][]> {
   const rate = engine.capabilities.sampleRate
@@ -115,7 +126,7 @@ async function decodeSpans(
 
 /** Transcribes one file. Times in the result are seconds on the input's timeline. */
 export async function transcribe(
-  engine: AsrEngine, audio: AudioBuffer, options: TranscribeOptions,
+  engine: AsrEngine, audio: TranscribeInput, options: TranscribeOptions,
 ): Promise<Transcript> {
   if (!(audio.sampleRate > 0)) {
     throw new SpeechError('bad_request', `[asr] invalid sample rate ${audio.sampleRate}`)

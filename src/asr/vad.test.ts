@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildProgram, SENTENCES, speakAll, type Program } from './test-speech.js'
 import { resampleAll } from '../audio/resample.js'
+import { float32ToInt16 } from '../audio/signal.js'
 import { detectSpeech } from './vad.js'
 import { splitLongRegion } from './vad-split.js'
 
@@ -30,6 +31,12 @@ describe('detectSpeech', () => {
       expect(span.end).toBeGreaterThanOrEqual(truth.end)
       expect(span.end).toBeLessThan(truth.end + 0.3)
     })
+  })
+
+  it('finds the same spans in 16-bit samples as in floats; faint hiss stays silence there too', async () => {
+    expect(await detectSpeech(float32ToInt16(pcm))).toEqual(await detectSpeech(pcm))
+    const hiss = new Int16Array(16000 * 5).map(() => Math.round((Math.random() - 0.5) * 64))
+    expect(await detectSpeech(hiss)).toEqual([])
   })
 
   it('keeps utterances under the limit by cutting at pauses', async () => {

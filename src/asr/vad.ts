@@ -5,7 +5,7 @@
  */
 import createFvad, { type FvadModule } from '@echogarden/fvad-wasm'
 import { SpeechError } from '../errors.js'
-import type { CallOptions } from '../audio/types.js'
+import type { CallOptions, MonoSamples } from '../audio/types.js'
 import { splitLongRegion, type Region } from './vad-split.js'
 
 export interface SpeechSpan {
@@ -50,9 +50,29 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
+/** Copies one frame into libfvad's 16-bit input and returns its energy (sum of squares, full scale 1). */
+function copyFrame(samples: MonoSamples, from: number, length: number, heap: Int16Array, base: number): number {
+  let energy = 0
+  if (samples instanceof Int16Array) {
+    for (let i = 0; i < length; i++) {
+      const v = samples[from + i]!
+      energy += v * v
+      heap[base + i] = v
+    }
+    return energy / (32768 * 32768)
+  }
+  for (let i = 0; i < length; i++) {
+    const s = samples[from + i]!
+    energy += s * s
+    const c = s < -1 ? -1 : s > 1 ? 1 : s
+    heap[base + i] = Math.round(c < 0 ? c * 32768 : c * 32767)
+  }
+  return energy
+}
+
 /** One flag per 10 ms frame: true where the frame is speech. */
 async function classifyFrames(
-  samples: Float32Array, rate: number, mode: number, floorDb: number, signal?: AbortSignal,
+  samples: MonoSamples, rate: number, mode: number, floorDb: number, signal?: AbortSignal,
 ): Promise<Uint8Array> {
   const frame = rate / 100
   const m = await loadFvad()
@@ -71,16 +91,7 @@ async function classifyFrames(
         await new Promise((resolve) => setImmediate(resolve))
         if (signal?.aborted) throw abortError(signal)
       }
-      const heap = m.HEAP16
-      const base = ptr >> 1
-      let energy = 0
-      for (let i = 0; i < frame; i++) {
-        const s = samples[f * frame + i]!
-        energy += s * s
-        const c = s < -1 ? -1 : s > 1 ? 1 : s
-        heap[base + i] = Math.round(c < 0 ? c * 32768 : c * 32767)
-      }
-      if (energy < floorSquared) continue
+      if (copyFrame(samples, f * frame, frame, m.HEAP16, ptr >> 1) < floorSquared) continue
       const r = m._fvad_process(inst, ptr, frame)
       if (r < 0) throw new SpeechError('internal_error', '[vad] libfvad failed on a frame')
       voiced[f] = r
@@ -119,7 +130,7 @@ function voicedRegions(voiced: Uint8Array, minSilenceFrames: number, minSpeechFr
  * Finds the speech in mono audio (16 kHz unless `sampleRate` says otherwise). Returns utterance spans in
  * seconds, in order, non-overlapping; `[]` when there is no speech.
  */
-export async function detectSpeech(samples: Float32Array, options: VadOptions = {}): Promise<SpeechSpan[]> {
+export async function detectSpeech(samples: MonoSamples, options: VadOptions = {}): Promise<SpeechSpan[]> {
   const { mode = 3, minSilence = 0.3, minSpeech = 0.15, padding = 0.25, maxSeconds = 20 } = options
   const floorDb = options.floorDb ?? -55
   const rate = options.sampleRate ?? 16_000

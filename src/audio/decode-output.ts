@@ -5,27 +5,46 @@
  * concatenation, and never in full at its own rate.
  */
 import { createResampler } from './resample.js'
-import type { Resampler } from './types.js'
+import type { MonoSamples, Resampler } from './types.js'
 
 /** Headroom on the size estimate, so a file slightly longer than estimated needs no second buffer. */
 const HEADROOM = 1.03
 /** When the estimate falls short: grow at least this much, so repeated misses copy rarely. */
 const MIN_GROWTH = 1.25
 
-export interface DecodeOutput {
+export interface DecodeOutput<S extends MonoSamples = MonoSamples> {
   /**
    * Adds a mono block at `rate`. `expectedSeconds` is the caller's current guess of the whole output's
    * duration, used to size the buffer.
    */
   add(mono: Float32Array, rate: number, expectedSeconds: number): void
   /** The samples (a view of the buffer when it is nearly full, else a trimmed copy) and their rate. */
-  finish(): { samples: Float32Array; sampleRate: number }
+  finish(): { samples: S; sampleRate: number }
 }
 
-export function createDecodeOutput(targetRate: number | undefined): DecodeOutput {
+/** Float blocks → the output's sample type, written in place from `at`. */
+type Writer = (out: MonoSamples, at: number, block: Float32Array) => void
+
+const writeFloat: Writer = (out, at, block) => (out as Float32Array).set(block, at)
+
+/** Rounds like `float32ToInt16` (signal.ts), without a temporary array per block. */
+const writeInt16: Writer = (out, at, block) => {
+  for (let i = 0; i < block.length; i++) {
+    const x = block[i]!
+    const s = x > 1 ? 1 : x < -1 ? -1 : x === x ? x : 0
+    out[at + i] = (((s < 0 ? s * 32768 : s * 32767) + 32768.5) | 0) - 32768
+  }
+}
+
+/** `format: 'int16'` keeps the samples as 16-bit integers (half the memory; see `MonoSamples`). */
+export function createDecodeOutput(targetRate: number | undefined, format: 'int16'): DecodeOutput<Int16Array>
+export function createDecodeOutput(targetRate: number | undefined, format?: 'float32'): DecodeOutput<Float32Array>
+export function createDecodeOutput(targetRate: number | undefined, format: 'float32' | 'int16' = 'float32'): DecodeOutput {
+  const allocate = (n: number): MonoSamples => (format === 'int16' ? new Int16Array(n) : new Float32Array(n))
+  const write = format === 'int16' ? writeInt16 : writeFloat
   let outputRate = targetRate ?? 0
   let resampler: Resampler | undefined
-  let data = new Float32Array(0)
+  let data = allocate(0)
   let length = 0
   let expected = 0
 
@@ -33,11 +52,11 @@ export function createDecodeOutput(targetRate: number | undefined): DecodeOutput
     const needed = length + block.length
     if (needed > data.length) {
       const estimate = Math.ceil(expected * outputRate * HEADROOM)
-      const grown = new Float32Array(Math.max(needed, estimate, Math.ceil(data.length * MIN_GROWTH)))
+      const grown = allocate(Math.max(needed, estimate, Math.ceil(data.length * MIN_GROWTH)))
       grown.set(data.subarray(0, length))
       data = grown
     }
-    data.set(block, length)
+    write(data, length, block)
     length = needed
   }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { createDecodeOutput, type DecodeOutput } from './decode-output.js'
+import type { MonoSamples } from './types.js'
 import {
   type AckMessage, DECODE_WORKER_SOURCE, type DecodeJobMessage, type DecodeReply,
 } from './decode-worker-source.js'
@@ -19,6 +20,8 @@ export interface DecodeRequest {
   readonly transfer?: boolean
   /** Output rate; absent means the rate of the first decoded block. */
   readonly targetRate?: number
+  /** Output samples as floats (default) or 16-bit integers. */
+  readonly sampleType?: 'float32' | 'int16'
   /** Decoding stops, with a `too-long` result, once more than this many seconds have come out. */
   readonly maxSeconds?: number
   readonly signal?: AbortSignal
@@ -26,7 +29,7 @@ export interface DecodeRequest {
 
 /** Mono samples at the output rate; `channels` is the file's channel count. */
 export type DecodeResult =
-  | { readonly kind: 'done'; readonly samples: Float32Array; readonly sampleRate: number;
+  | { readonly kind: 'done'; readonly samples: MonoSamples; readonly sampleRate: number;
       readonly channels: number }
   | { readonly kind: 'too-long'; readonly decodedSeconds: number }
 
@@ -150,7 +153,10 @@ export function decodeInWorker(request: DecodeRequest): Promise<DecodeResult> {
         fn(value)
       }
     const job: Job = {
-      id: nextId++, request, output: createDecodeOutput(request.targetRate),
+      id: nextId++, request,
+      output: request.sampleType === 'int16'
+        ? createDecodeOutput(request.targetRate, 'int16')
+        : createDecodeOutput(request.targetRate),
       resolve: settle(resolve), reject: settle(reject),
     }
     if (signal) {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SpeechError } from '../errors.js'
-import { decodeAndResample, decodeAudio } from './decode.js'
+import { decodeAudio } from './decode.js'
 import { getEncoder } from './encoders/registry.js'
-import { rms } from './signal.js'
+import { float32ToInt16, rms } from './signal.js'
 import { ffmpegEncode, prng, sine, zeroCrossingFrequency } from './testing.js'
 
 const RATE = 44100
@@ -136,12 +136,15 @@ describe('decodeAudio: formats made by ffmpeg', () => {
     }
   })
 
-  it('decodeAndResample converts to the rate an engine needs', async () => {
-    const decoded = await decodeAndResample(files.get('ogg opus')!, 16000)
-    expect(decoded.sampleRate).toBe(16000)
-    expect(decoded.format).toBe('ogg-opus')
-    expect(Math.abs(decoded.durationSec - SECONDS)).toBeLessThan(0.01)
-    expect(Math.abs(zeroCrossingFrequency(decoded.samples.subarray(4000, 20000), 16000) - 440)).toBeLessThan(1)
+  it('int16 output holds the float output rounded to 16 bits, at half the size', async () => {
+    for (const name of ['ogg opus', 'mp3 stereo', 'wav s24']) {
+      const floats = await decodeAudio(files.get(name)!, { targetRate: 16000 })
+      const ints = await decodeAudio(files.get(name)!, { targetRate: 16000, sampleType: 'int16' })
+      expect(ints.samples, name).toBeInstanceOf(Int16Array)
+      expect(ints.samples, name).toEqual(float32ToInt16(floats.samples))
+      expect(ints.samples.buffer.byteLength, name).toBeLessThanOrEqual(floats.samples.length * 2 * 1.03)
+      expect({ ...ints, samples: null }, name).toEqual({ ...floats, samples: null })
+    }
   })
 })
 

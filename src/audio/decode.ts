@@ -2,7 +2,7 @@ import { type SpeechError, invalidField, isAbortError } from '../errors.js'
 import { decodeInWorker } from './decode-worker.js'
 import { checkMp4Tables } from './mp4-guard.js'
 import { type Sniffed, sniffAudio } from './sniff.js'
-import type { CallOptions, DecodedAudio } from './types.js'
+import type { CallOptions, DecodedAudio, MonoSamples } from './types.js'
 import { parseWavHeader } from './wav-header.js'
 import { neutralizeDiscardPadding } from './webm-padding.js'
 
@@ -25,6 +25,8 @@ export interface DecodeOptions extends CallOptions {
    * (and detached here) instead of copied, so an upload is not held twice while it decodes.
    */
   readonly transferBytes?: boolean
+  /** `int16` returns 16-bit samples (half the memory; see `MonoSamples`); default floats. */
+  readonly sampleType?: 'float32' | 'int16'
 }
 
 /** What the header says about an upload that passed `inspectAudio`. */
@@ -100,7 +102,9 @@ export function inspectAudio(bytes: Uint8Array, options: DecodeOptions = {}): Au
  * problem; decoder exceptions never escape as they are. A compressed file longer than `maxSeconds` is
  * rejected as soon as that much has been decoded, so memory is bounded by the limit, not by the file.
  */
-export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedAudio> {
+export function decodeAudio(bytes: Uint8Array, options: DecodeOptions & { sampleType: 'int16' }): Promise<DecodedAudio<Int16Array>>
+export function decodeAudio(bytes: Uint8Array, options?: DecodeOptions & { sampleType?: 'float32' }): Promise<DecodedAudio>
+export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedAudio<MonoSamples>> {
   options.signal?.throwIfAborted()
   const fail = failWith(options)
   const { sniffed, label, channels } = inspectAudio(bytes, options)
@@ -116,6 +120,7 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}
       // The WebM fix-up may have made a copy, which is ours to move.
       transfer: options.transferBytes === true || (webm !== undefined && webm.bytes !== bytes),
       ...(options.targetRate !== undefined && { targetRate: options.targetRate }),
+      ...(options.sampleType !== undefined && { sampleType: options.sampleType }),
       ...(options.maxSeconds !== undefined && { maxSeconds: options.maxSeconds }),
       ...(options.signal && { signal: options.signal }),
     })
@@ -142,15 +147,6 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}
     format: sniffed.format,
     durationSec: samples.length / sampleRate,
   }
-}
-
-/** `decodeAudio` at `targetRate` (for engines that need e.g. 16 kHz). */
-export function decodeAndResample(
-  bytes: Uint8Array,
-  targetRate: number,
-  options: DecodeOptions = {},
-): Promise<DecodedAudio> {
-  return decodeAudio(bytes, { ...options, targetRate })
 }
 
 /**

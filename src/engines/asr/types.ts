@@ -1,4 +1,4 @@
-import type { CallOptions } from '../../audio/types.js'
+import type { CallOptions, MonoSamples } from '../../audio/types.js'
 
 /** A recognised word; times in seconds from the start of the audio given to `transcribe`. */
 export interface RecognizedWord {
@@ -21,12 +21,12 @@ export interface AsrCapabilities {
 }
 
 /**
- * A speech recognizer for one utterance (mono Float32 at `capabilities.sampleRate`). Calls may overlap; the
+ * A speech recognizer for one utterance (mono samples at `capabilities.sampleRate`). Calls may overlap; the
  * engine queues beyond `parallelism`. An aborted signal rejects with an AbortError and frees the worker.
  */
 export interface AsrEngine {
   readonly id: string
   readonly capabilities: AsrCapabilities
-  transcribe(samples: Float32Array, options: CallOptions & { readonly language: string }): Promise<readonly RecognizedWord[]>
+  transcribe(samples: MonoSamples, options: CallOptions & { readonly language: string }): Promise<readonly RecognizedWord[]>
   close(): Promise<void>
 }

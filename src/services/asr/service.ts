@@ -83,7 +83,8 @@ export function createAsrService(options: AsrServiceOptions) {
       inspectAudio(request.audio, decodeOptions)
       const result = await gate.run(async () => {
         // The upload is not needed once decoded: handing it over frees it while the audio is transcribed.
-        const decoded = await decodeAudio(request.audio, { ...decodeOptions, transferBytes: true })
+        // 16-bit: half the memory of floats for what waits to be recognised (see MonoSamples).
+        const decoded = await decodeAudio(request.audio, { ...decodeOptions, transferBytes: true, sampleType: 'int16' })
         if (decoded.durationSec < MIN_AUDIO_SEC) {
           const msg =
             `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`

@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
 import { startModuleWorker } from '../../../module-worker.js'
 import { float32ToInt16 } from '../../../audio/signal.js'
+import type { MonoSamples } from '../../../audio/types.js'
 import type { RecognizedWord } from '../types.js'
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
@@ -68,17 +69,16 @@ export class DecoderPool {
     return waiting
   }
 
-  run(samples: Float32Array, signal?: AbortSignal): Promise<RecognizedWord[]> {
+  run(samples: MonoSamples, signal?: AbortSignal): Promise<RecognizedWord[]> {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     if (this.#fatal) return Promise.reject(this.#fatal)
     if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
     if (samples.length === 0) return Promise.resolve([])
     return new Promise((resolve, reject) => {
-      // A private copy (posting a view would clone its whole backing buffer), converted here so the worker
-      // gets what the decoder reads and no second copy of each utterance is left for its garbage collector.
-      const job: Job = {
-        id: this.#nextId++, pcm: float32ToInt16(samples), resolve, reject, cleanup: () => {}, settled: false,
-      }
+      // A private copy (posting a view would clone its whole backing buffer), in 16 bits so the worker gets
+      // what the decoder reads and no second copy of each utterance is left for its garbage collector.
+      const pcm = samples instanceof Int16Array ? samples.slice() : float32ToInt16(samples)
+      const job: Job = { id: this.#nextId++, pcm, resolve, reject, cleanup: () => {}, settled: false }
       if (signal) {
         const onAbort = () => this.#abort(job, signal)
         signal.addEventListener('abort', onAbort, { once: true })
