@@ -3,7 +3,8 @@ import { decodeInWorker } from './decode-worker.js'
 import { checkMp4Tables } from './mp4-guard.js'
 import { type Sniffed, sniffAudio } from './sniff.js'
 import type { CallOptions, DecodedAudio, MonoSamples } from './types.js'
-import { parseWavHeader } from './wav-header.js'
+import { pcm16AsIs } from './wav-direct.js'
+import { parseWavHeader, type WavInfo } from './wav-header.js'
 import { neutralizeDiscardPadding } from './webm-padding.js'
 
 export interface DecodeOptions extends CallOptions {
@@ -36,6 +37,8 @@ export interface AudioInspection {
   readonly label: string
   /** From the WAV header; other formats learn it while decoding. */
   readonly channels?: number
+  /** A WAV's header. */
+  readonly wav?: WavInfo
 }
 
 const ACCEPTED = 'send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A'
@@ -93,7 +96,7 @@ export function inspectAudio(bytes: Uint8Array, options: DecodeOptions = {}): Au
   if (options.maxSeconds !== undefined && seconds > options.maxSeconds) {
     throw fail(`is ${seconds.toFixed(1)} s long; the limit is ${options.maxSeconds} s`)
   }
-  return { sniffed, label, channels: wav.channels }
+  return { sniffed, label, channels: wav.channels, wav }
 }
 
 /**
@@ -107,7 +110,11 @@ export function decodeAudio(bytes: Uint8Array, options?: DecodeOptions & { sampl
 export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedAudio<MonoSamples>> {
   options.signal?.throwIfAborted()
   const fail = failWith(options)
-  const { sniffed, label, channels } = inspectAudio(bytes, options)
+  const { sniffed, label, channels, wav } = inspectAudio(bytes, options)
+  const asIs = wav && options.sampleType === 'int16' ? pcm16AsIs(bytes, wav, options.targetRate) : undefined
+  if (wav && asIs) {
+    return { samples: asIs, sampleRate: wav.sampleRate, channels: 1, format: 'wav', durationSec: asIs.length / wav.sampleRate }
+  }
   // WebM decodes quadratically while DiscardPadding is present; it is cut here instead (see webm-padding.ts).
   const webm =
     sniffed.decoder === 'webm' || sniffed.decoder === 'mkv' ? neutralizeDiscardPadding(bytes) : undefined
