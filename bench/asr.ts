@@ -2,7 +2,7 @@
  * ASR benchmark: real-time factor and peak RSS of a Parla server (its own process) answering `POST /v1/asr`
  * on 60 s and 10 min of festival speech sent as 16-bit WAV (or MP3), one request and 4 at once, plus the
  * pocketsphinx engine alone and the `pocketsphinx_continuous` CLI on the same 60 s file.
- * Run: npm run bench:asr [-- --upload mp3]
+ * Run: npm run bench:asr [-- --upload mp3] [--all-engines]
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -15,7 +15,7 @@ import { transcribe } from '../src/asr/transcribe.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { createPocketsphinxEngine, type DecoderPreset } from '../src/engines/asr/pocketsphinx/index.js'
 import type { AsrEngine } from '../src/engines/asr/types.js'
-import { processMemory, resetPeakMemory, startBenchServer, type BenchServer } from './server.js'
+import { processMemory, resetPeakMemory, startBenchServer, type BenchServer, type Warm } from './server.js'
 
 const RATE = 16_000
 const GAP = 0.6
@@ -110,6 +110,12 @@ const fmt = (x: number, d = 3) => x.toFixed(d)
 const UPLOAD = process.argv.includes('--upload') ? process.argv[process.argv.indexOf('--upload') + 1] : 'wav'
 if (UPLOAD !== 'wav' && UPLOAD !== 'mp3') throw new Error(`--upload takes wav or mp3, not ${UPLOAD}`)
 
+/**
+ * `--all-engines` warms the TTS engines too, as `parla serve` does: the whole server's memory under the same
+ * ASR load (festival runs in its own processes, not counted).
+ */
+const WARM: Warm[] = process.argv.includes('--all-engines') ? ['tts', 'asr'] : ['asr']
+
 function encodeUpload(samples: Float32Array): Uint8Array {
   const wav = toWav(samples, RATE)
   if (UPLOAD === 'wav') return wav
@@ -125,12 +131,12 @@ async function main(): Promise<void> {
     ({ bytes: encodeUpload(f.samples), text: f.text, seconds: f.samples.length / RATE })
   const uploads: Record<string, Upload> = { '60 s': upload(short), '10 min': upload(buildFile(clips, 600)) }
 
-  // A real server in its own process that serves speech to text only: its TTS engines start on first use,
-  // which these requests never are, so its memory is what ASR traffic costs.
+  // A real server in its own process. By default it serves speech to text only: its TTS engines start on
+  // first use, which these requests never are, so its memory is what ASR traffic costs.
   const t0 = performance.now()
-  const server = await startBenchServer({}, ['asr'])
+  const server = await startBenchServer({}, WARM)
   const idle = processMemory(server.pid)
-  console.log(`server: ASR decoders ready in ${fmt((performance.now() - t0) / 1000, 2)} s (process start included), ` +
+  console.log(`server: ${WARM.join(' and ')} warmed up in ${fmt((performance.now() - t0) / 1000, 2)} s (process start included), ` +
     `RSS ${fmt(idle.rssMb, 0)} MB idle; uploads as ${UPLOAD} ` +
     `(${Object.values(uploads).map((u) => fmt(u.bytes.length / 1e6, 1)).join(' and ')} MB), multipart over HTTP`)
   console.log('file     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')

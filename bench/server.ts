@@ -59,6 +59,9 @@ export async function startBenchServer(
 }
 
 async function serve({ settings, warm }: { settings: Record<string, unknown>, warm: Warm[] }): Promise<void> {
+  // As `parla` does on start.
+  const { tuneMalloc } = await import('../src/malloc-tuning.js')
+  tuneMalloc()
   const { loadConfig } = await import('../src/config/load.js')
   const { createDeps } = await import('../src/deps.js')
   const { buildApp } = await import('../src/app.js')

@@ -1,7 +1,10 @@
 import { Command } from 'commander'
+import { tuneMalloc } from '../malloc-tuning.js'
 import { registerKeyCommands } from './keys.js'
 import { registerServeCommand } from './serve.js'
 import { registerTranscribeCommand } from './transcribe.js'
+
+tuneMalloc()
 
 const program = new Command()
   .name('parla')
