@@ -99,6 +99,19 @@ describe('npm fish-audio-sdk: Session.asr (MessagePack)', { timeout: SLOW }, () 
     }
   })
 
+  it('reads a plain Uint8Array as the same audio (msgpack-lite sends it as extension type 0x12, not bin)', async () => {
+    const session = new Session(s.bob, s.url)
+    try {
+      const fromBuffer = await session.asr(new ASRRequest(Buffer.from(wav), 'en', false))
+      // The SDK's type says Buffer; JavaScript callers pass what fetch().arrayBuffer() gives them.
+      const fromBytes = await session.asr(new ASRRequest(new Uint8Array(wav) as Buffer, 'en', false))
+      expect(fromBytes).toEqual(fromBuffer)
+      expectTranscript(fromBytes.text)
+    } finally {
+      session.close()
+    }
+  })
+
   it('gets the 413 message for audio over 20 MB', async () => {
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
     const session = new Session(s.bob, s.url)

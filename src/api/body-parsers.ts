@@ -1,4 +1,4 @@
-import { decode } from '@msgpack/msgpack'
+import { decode, ExtensionCodec } from '@msgpack/msgpack'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance } from 'fastify'
@@ -6,6 +6,14 @@ import { SpeechError } from '../errors.js'
 import type { Config } from '../config/schema.js'
 
 const MSGPACK_TYPES = ['application/msgpack', 'application/x-msgpack', 'application/vnd.msgpack']
+
+/**
+ * msgpack-lite, the encoder of the npm `fish-audio-sdk`, sends a `Buffer` as bin but a plain `Uint8Array` (what
+ * `fetch().arrayBuffer()` code passes) as extension type 0x12 holding the same bytes. Both are read as bytes.
+ */
+const MSGPACK_LITE_UINT8ARRAY = 0x12
+const extensionCodec = new ExtensionCodec()
+extensionCodec.register({ type: MSGPACK_LITE_UINT8ARRAY, encode: () => null, decode: (data) => data })
 
 /**
  * Request bodies the Fish surface accepts: JSON (Fastify's own parser), MessagePack, url-encoded forms
@@ -16,7 +24,7 @@ export async function registerBodyParsers(app: FastifyInstance, config: Config):
     const bytes = body as Buffer
     if (bytes.length === 0) return done(new SpeechError('bad_request', 'Body is empty but Content-Type is MessagePack; send a MessagePack map'))
     try {
-      done(null, decode(bytes, { useBigInt64: false }))
+      done(null, decode(bytes, { useBigInt64: false, extensionCodec }))
     } catch (err) {
       done(new SpeechError('bad_request', `Body is not valid MessagePack: ${(err as Error).message}`))
     }

@@ -161,6 +161,7 @@ describe('decodeAudio: formats made by ffmpeg', () => {
     const body = new Uint8Array(wav.length + 1)
     body.set(wav, 1)
     expect((await decodeAudio(body.subarray(1), { sampleType: 'int16' })).samples).toEqual(data)
+    expect((await decodeAudio(Buffer.from(body.buffer).subarray(1), { sampleType: 'int16' })).samples).toEqual(data)
     // Another rate, or floats, still go through the decoder.
     const resampled = await decodeAudio(wav, { targetRate: 8000, sampleType: 'int16' })
     expect(resampled.samples.buffer).not.toBe(wav.buffer)

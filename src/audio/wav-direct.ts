@@ -16,5 +16,6 @@ export function pcm16AsIs(bytes: Uint8Array, wav: WavInfo, rate: number | undefi
   const count = Math.floor(wav.dataBytes / 2)
   const start = bytes.byteOffset + wav.dataOffset
   if (start % 2 === 0) return new Int16Array(bytes.buffer, start, count)
-  return new Int16Array(bytes.slice(wav.dataOffset, wav.dataOffset + count * 2).buffer)
+  // Uint8Array's slice copies; a Node Buffer's own slice would be a view of the whole body.
+  return new Int16Array(Uint8Array.prototype.slice.call(bytes, wav.dataOffset, wav.dataOffset + count * 2).buffer)
 }
