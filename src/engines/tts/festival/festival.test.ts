@@ -34,6 +34,15 @@ describe('festival engine', () => {
     expectWords(text, c, ['Hello', 'world', 'The', '3', 'cats', 'ran', '25', 'miles', "don't", 'quote', 'the', 'café'])
   })
 
+  it('speaks the densest pieces the splitter lets through (its Lisp heap is sized for them)', async () => {
+    // 300 digits, read one by one: about 900 segments in one utterance, the most a 300-character piece holds.
+    const digits = '9'.repeat(300)
+    const c = await collect(engine, { text: digits, voice: 'slt' })
+    expectSpeech(c, 60, 200)
+    const words = await collect(engine, { text: Array(150).fill('a').join(' '), voice: 'slt' })
+    expectSpeech(words, 20, 120)
+  })
+
   it('yields one chunk per sentence, with word boundaries at the pauses', async () => {
     const text = 'Yes. We stopped, and waited. Then, after a while, we went home.'
     const c = await collect(engine, { text, voice: 'slt' })
