@@ -1,12 +1,11 @@
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { siblingWorkerUrl, startModuleWorker } from '../module-worker.js'
 import { createDecodeOutput, type DecodeOutput } from './decode-output.js'
+import type { AckMessage, DecodeJobMessage, DecodeReply } from './decode-protocol.js'
 import type { MonoSamples } from './types.js'
-import {
-  type AckMessage, DECODE_WORKER_SOURCE, type DecodeJobMessage, type DecodeReply,
-} from './decode-worker-source.js'
 
 /**
- * Decoding runs in worker threads (decode-worker-source.ts): a 10-minute upload no longer blocks the event
+ * Decoding runs in worker threads (decode-thread.ts): a 10-minute upload no longer blocks the event
  * loop, a decoder stuck in a loop on hostile bytes is terminated at the deadline, and a runaway allocation
  * hits the worker's heap limit instead of the server's. (V8 can still abort the whole process on a single
  * absurd allocation, so inputs are sanity-checked before they get here.)
@@ -58,8 +57,7 @@ const queue: Job[] = []
 let nextId = 1
 
 function startSlot(): Slot {
-  const worker = new Worker(DECODE_WORKER_SOURCE, {
-    eval: true,
+  const worker = startModuleWorker(siblingWorkerUrl(import.meta.url, 'decode-thread'), {
     resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB },
   })
   const slot: Slot = { worker }

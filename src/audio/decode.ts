@@ -158,7 +158,7 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeOptions = {}
 
 /**
  * A FLAC file's duration from its STREAMINFO block (undefined when it does not say). FLAC is decoded in one
- * piece (see decode-worker-source.ts), so its length is checked here, before decoding.
+ * piece (see decode-thread.ts), so its length is checked here, before decoding.
  */
 function streamInfoSeconds(b: Uint8Array): number | undefined {
   // "fLaC", then the first metadata block's 4-byte header (type 0 = STREAMINFO), then its 34 bytes.
