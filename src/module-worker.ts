@@ -9,11 +9,13 @@ import { buildSync } from 'esbuild'
  * started from a `data:` URL: loading it through tsx instead registers tsx's loader inside every worker,
  * which costs each thread a loader-hooks thread and about 25 MB (measured: 2 pocketsphinx workers 250 → 200
  * MB; see docs/decisions.md). Packages stay outside the bundle, imported from their absolute file URLs (a
- * `data:` module cannot resolve bare names), so a package finds its own files as usual.
+ * `data:` module cannot resolve bare names), so a package finds its own files as usual. The bundle needs no
+ * loader, so the worker does not inherit tsx's `--require`/`--import` flags (`execArgv: []`): with them each
+ * worker loaded tsx anyway, ~7 MB more per thread (measured).
  */
 export function startModuleWorker(url: URL, options: WorkerOptions = {}): Worker {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, options)
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bundle(url))}`), options)
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bundle(url))}`), { execArgv: [], ...options })
 }
 
 /** `./worker.ts` or `./worker.js` next to the calling module, matching how the caller itself runs. */
