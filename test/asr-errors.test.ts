@@ -70,6 +70,10 @@ describe('POST /v1/asr errors', { timeout: SLOW }, () => {
     const json = JSON.stringify({ audio: Buffer.from(big).toString('base64') })
     expect(await send(json, { 'content-type': 'application/json' })).toMatchObject({ status: 413, body: TOO_LARGE })
     expect(await chunked(form([['audio', big, 'big.wav']]))).toMatchObject({ status: 413, body: TOO_LARGE })
+    // Streamed without a Content-Length, refused while reading past the limit.
+    const stream = new Blob([encode({ audio: new Uint8Array(30_000_000) })]).stream()
+    expect(await sendInit(stream, { duplex: 'half', headers: { 'content-type': 'application/msgpack' } }))
+      .toMatchObject({ status: 413, body: TOO_LARGE })
     // At the limit the size is fine; zeros are then not audio.
     const notAudio = (what: string) => ({
       status: 422,

@@ -1,8 +1,9 @@
 import { decode, ExtensionCodec } from '@msgpack/msgpack'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
-import type { FastifyInstance } from 'fastify'
+import { errorCodes, type FastifyInstance } from 'fastify'
 import { SpeechError } from '../errors.js'
+import { collectBytes } from './read-bytes.js'
 import type { Config } from '../config/schema.js'
 
 const MSGPACK_TYPES = ['application/msgpack', 'application/x-msgpack', 'application/vnd.msgpack']
@@ -20,14 +21,25 @@ extensionCodec.register({ type: MSGPACK_LITE_UINT8ARRAY, encode: () => null, dec
  * (repeated keys become arrays) and multipart (parsed by the routes that take files). Anything else is 415.
  */
 export async function registerBodyParsers(app: FastifyInstance, config: Config): Promise<void> {
-  app.addContentTypeParser(MSGPACK_TYPES, { parseAs: 'buffer', bodyLimit: config.maxBodyBytes }, (_req, body, done) => {
-    const bytes = body as Buffer
-    if (bytes.length === 0) return done(new SpeechError('bad_request', 'Body is empty but Content-Type is MessagePack; send a MessagePack map'))
-    try {
-      done(null, decode(bytes, { useBigInt64: false, extensionCodec }))
-    } catch (err) {
-      done(new SpeechError('bad_request', `Body is not valid MessagePack: ${(err as Error).message}`))
-    }
+  // Read as a stream into one buffer (collectBytes), not with `parseAs: 'buffer'`: MessagePack bodies carry
+  // audio (ASR uploads, inline references) that would otherwise be held twice while the body is read. The
+  // size limit is the route's, as Fastify's own parsers apply it.
+  app.addContentTypeParser(MSGPACK_TYPES, (request, payload, done) => {
+    const limit = request.routeOptions.bodyLimit ?? config.maxBodyBytes
+    const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+    if (Number(request.headers['content-length']) > limit) return done(tooLarge())
+    collectBytes(payload, limit, tooLarge).then((bytes) => {
+      if (bytes.length === 0) return done(new SpeechError('bad_request', 'Body is empty but Content-Type is MessagePack; send a MessagePack map'))
+      try {
+        done(null, decode(bytes, { useBigInt64: false, extensionCodec }))
+      } catch (err) {
+        done(new SpeechError('bad_request', `Body is not valid MessagePack: ${(err as Error).message}`))
+      }
+    }, (err: Error & { code?: string }) => {
+      // A client that goes away mid-body ("aborted") is a client error, as with Fastify's own parsers.
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return done(err)
+      done(new SpeechError('bad_request', `The MessagePack body could not be read (${err.message}); send the whole body`))
+    })
   })
   await app.register(formbody, { bodyLimit: config.maxBodyBytes })
   await app.register(multipart, {

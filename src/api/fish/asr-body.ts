@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { invalidField, SpeechError } from '../../errors.js'
-import { readOnlyFilePart } from '../file-part.js'
+import { readOnlyFilePart } from '../read-bytes.js'
 import { multipartError } from './model-body.js'
 
 export interface AsrInput {
