@@ -44,7 +44,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)
-  const asr = createAsrService({ workers: config.asrWorkers })
+  const asr = createAsrService({
+    workers: config.asrWorkers,
+    ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
+  })
   const models = createModelService({
     db,
     blobs,

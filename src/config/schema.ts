@@ -38,6 +38,11 @@ export const ConfigSchema = Type.Object(
     festivalProcesses: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
     /** Number of ASR decoder workers; 0 means one per CPU core. */
     asrWorkers: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
+    /**
+     * `/v1/asr` requests decoded and transcribed at once; the rest wait in line. 0 means one per ASR worker.
+     * Each one holds its decoded audio (16-bit, 16 kHz: ~19 MB per 10 minutes).
+     */
+    asrConcurrency: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
     /** A WebSocket session with no frame for this many seconds is closed. */
     liveIdleTimeoutSec: Type.Integer({ default: 120, minimum: 1 }),
     /** Minimum voice sample duration for `POST /model`, in seconds. */
