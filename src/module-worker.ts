@@ -7,8 +7,8 @@ import { buildSync } from 'esbuild'
  * Starts a worker thread from a sibling module. Compiled `.js` workers start directly. A `.ts` worker (Parla
  * runs its sources, no build step) is bundled once per process with esbuild into one plain ES module and
  * started from a `data:` URL: loading it through tsx instead registers tsx's loader inside every worker,
- * which costs each thread a loader-hooks thread and about 25 MB (measured: 2 pocketsphinx workers 250 → 200
- * MB; see docs/decisions.md). Packages stay outside the bundle, imported from their absolute file URLs (a
+ * which cost each thread a loader-hooks thread and tsx's transforms (measured: 2 pocketsphinx workers 330 →
+ * 310 MB, 2 eSpeak NG workers 320 → 80 MB; see docs/decisions.md). Packages stay outside the bundle, imported from their absolute file URLs (a
  * `data:` module cannot resolve bare names), so a package finds its own files as usual. The bundle needs no
  * loader, so the worker does not inherit tsx's `--require`/`--import` flags (`execArgv: []`): with them each
  * worker loaded tsx anyway, ~7 MB more per thread (measured).

@@ -5,6 +5,7 @@
  * concatenation, and never in full at its own rate.
  */
 import { createResampler } from './resample.js'
+import { float32ToInt16 } from './signal.js'
 import type { MonoSamples, Resampler } from './types.js'
 
 /** Headroom on the size estimate, so a file slightly longer than estimated needs no second buffer. */
@@ -27,18 +28,12 @@ type Writer = (out: MonoSamples, at: number, block: Float32Array) => void
 
 const writeFloat: Writer = (out, at, block) => (out as Float32Array).set(block, at)
 
-/** Rounds like `float32ToInt16` (signal.ts), without a temporary array per block. */
-const writeInt16: Writer = (out, at, block) => {
-  for (let i = 0; i < block.length; i++) {
-    const x = block[i]!
-    const s = x > 1 ? 1 : x < -1 ? -1 : x === x ? x : 0
-    out[at + i] = (((s < 0 ? s * 32768 : s * 32767) + 32768.5) | 0) - 32768
-  }
-}
+const writeInt16: Writer = (out, at, block) => void float32ToInt16(block, out as Int16Array, at)
 
 /** `format: 'int16'` keeps the samples as 16-bit integers (half the memory; see `MonoSamples`). */
 export function createDecodeOutput(targetRate: number | undefined, format: 'int16'): DecodeOutput<Int16Array>
 export function createDecodeOutput(targetRate: number | undefined, format?: 'float32'): DecodeOutput<Float32Array>
+export function createDecodeOutput(targetRate: number | undefined, format?: 'float32' | 'int16'): DecodeOutput
 export function createDecodeOutput(targetRate: number | undefined, format: 'float32' | 'int16' = 'float32'): DecodeOutput {
   const allocate = (n: number): MonoSamples => (format === 'int16' ? new Int16Array(n) : new Float32Array(n))
   const write = format === 'int16' ? writeInt16 : writeFloat

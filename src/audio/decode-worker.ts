@@ -151,10 +151,7 @@ export function decodeInWorker(request: DecodeRequest): Promise<DecodeResult> {
         fn(value)
       }
     const job: Job = {
-      id: nextId++, request,
-      output: request.sampleType === 'int16'
-        ? createDecodeOutput(request.targetRate, 'int16')
-        : createDecodeOutput(request.targetRate),
+      id: nextId++, request, output: createDecodeOutput(request.targetRate, request.sampleType),
       resolve: settle(resolve), reject: settle(reject),
     }
     if (signal) {

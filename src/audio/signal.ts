@@ -18,14 +18,16 @@ export function int16ToFloat32(input: Int16Array): Float32Array {
   return out
 }
 
-/** Clamps to [-1, 1] and rounds to signed 16-bit (halves up, as `Math.round`). */
-export function float32ToInt16(input: Float32Array): Int16Array {
-  const out = new Int16Array(input.length)
+/**
+ * Clamps to [-1, 1] and rounds to signed 16-bit (halves up, as `Math.round`), into `out` from `at` (a new
+ * array by default).
+ */
+export function float32ToInt16(input: Float32Array, out: Int16Array = new Int16Array(input.length), at = 0): Int16Array {
   for (let i = 0; i < input.length; i++) {
     const x = input[i]!
     const s = x > 1 ? 1 : x < -1 ? -1 : x === x ? x : 0
     // Shifted to be positive, truncation is floor: floor(v + 0.5) = Math.round(v), without the call.
-    out[i] = (((s < 0 ? s * 32768 : s * 32767) + 32768.5) | 0) - 32768
+    out[at + i] = (((s < 0 ? s * 32768 : s * 32767) + 32768.5) | 0) - 32768
   }
   return out
 }
