@@ -14,6 +14,7 @@ import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
+import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -29,6 +30,8 @@ export interface Deps {
   readonly speech: TtsStack
   /** Speech to text (`/v1/asr`, `parla transcribe`). */
   readonly asr: AsrService
+  /** What each account may still use (`/wallet/self/*`); unlimited until quotas are configured. */
+  readonly allowance: AllowanceSource
   close(): Promise<void>
 }
 
@@ -78,6 +81,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     tts: speech.tts,
     speech,
     asr,
+    allowance: createUnlimitedAllowance(db),
     async close() {
       // Training first: its steps use ASR.
       await models.close()

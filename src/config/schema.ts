@@ -43,12 +43,27 @@ export const ConfigSchema = Type.Object(
      * Each one holds its decoded audio (16-bit, 16 kHz: ~19 MB per 10 minutes).
      */
     asrConcurrency: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
-    /** A WebSocket session with no frame for this many seconds is closed. */
-    liveIdleTimeoutSec: Type.Integer({ default: 120, minimum: 1 }),
+    /**
+     * A WebSocket session with no frame, ping or pong for this many seconds is closed. Long enough for pooled
+     * sockets kept open between replies (LiveKit keeps one up to 300 s).
+     */
+    liveIdleTimeoutSec: Type.Number({ default: 300, minimum: 0.05 }),
     /** Minimum voice sample duration for `POST /model`, in seconds. */
     minSampleSeconds: Type.Number({ default: 1, minimum: 0 }),
     /** Maximum voice sample duration for `POST /model`, in seconds. */
     maxSampleSeconds: Type.Number({ default: 300, minimum: 1 }),
+    /**
+     * The server pings each WebSocket this often, in seconds; a peer that has not answered by the next ping
+     * is gone (a dead network path, a suspended laptop) and its socket is dropped. 0 turns pings off.
+     */
+    livePingIntervalSec: Type.Number({ default: 30, minimum: 0 }),
+    /** TTS naming a voice model that is still training waits this long for it, in seconds, before a 409. */
+    trainingWaitSec: Type.Number({ default: 30, minimum: 0, maximum: 600 }),
+    /**
+     * Extra voice aliases, `id=model,id=model`: a `reference_id` Parla does not have speaks with the named
+     * model instead (added to the shipped aliases for the frameworks' default cloud voices; `id=` drops one).
+     */
+    voiceAliases: Type.String({ default: '' }),
   },
   { additionalProperties: false },
 )

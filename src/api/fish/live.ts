@@ -7,6 +7,7 @@ import { toTtsParams } from '../../services/tts/params.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
 import { compileBodyValidator } from '../validators.js'
+import { startHeartbeat } from './live-heartbeat.js'
 import { Utterance } from './live-utterance.js'
 import { TtsRequestBody } from './tts-schemas.js'
 
@@ -18,8 +19,8 @@ const validateRequest = compileBodyValidator(TtsRequestBody)
  * `GET /v1/tts/live`: real-time TTS over binary MessagePack frames (fish-compat §6). Client frames:
  * `start {request}`, `text {text}`, `flush`, `stop`. Server frames: `audio {audio: bin}`, then
  * `finish {reason: "stop"}`, or `finish {reason: "error", message}`. A socket may `start` again after
- * `finish`; it closes after `liveIdleTimeoutSec` without frames from the client, unless synthesis for it is
- * under way (and being read).
+ * `finish`; it closes after `liveIdleTimeoutSec` without frames or heartbeats from the client, unless synthesis
+ * for it is under way (and being read); a peer that stops answering the server's pings is dropped.
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   app.get(
@@ -61,8 +62,13 @@ class LiveSession {
 
   listen(): void {
     this.touch()
+    const stopHeartbeat = startHeartbeat(this.socket, {
+      intervalMs: this.deps.config.livePingIntervalSec * 1000,
+      onActivity: () => this.touch(),
+    })
     this.socket.on('message', (data, isBinary) => this.onFrame(data as Buffer, isBinary))
     this.socket.on('close', () => {
+      stopHeartbeat()
       clearTimeout(this.idle)
       this.closed.abort(new DOMException('socket closed', 'AbortError'))
     })
