@@ -43,6 +43,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
   })
   installValidators(app)
+  deps.aliases.onFirstUse((alias, target) => app.log.info({ alias, target }, `voice '${alias}' is an alias: speaking with '${target}' (setting voiceAliases)`))
   app.setErrorHandler(fishErrorHandler)
   installNotFound(app)
   installAuth(app, deps.keys)

@@ -14,6 +14,7 @@ import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
+import { createVoiceAliases, getOrAlias, type VoiceAliases } from './services/models/voice-aliases.js'
 import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
@@ -24,6 +25,8 @@ export interface Deps {
   readonly keys: KeyRepository
   /** Voice models (`/model`) and their training queue. */
   readonly models: ModelService
+  /** Voice ids Parla does not have → models it has (`voiceAliases` plus the shipped ones). */
+  readonly aliases: VoiceAliases
   /** Text to speech on every surface (HTTP, SSE, WebSocket). */
   readonly tts: TtsService
   /** Engines and built-in voices behind `tts`. */
@@ -62,9 +65,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     onError: (err, context) => console.error(`[models] ${context} failed:`, err),
     ...overrides.training,
   })
+  const aliases = createVoiceAliases(config.voiceAliases)
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
-      const m = await models.get(principal.accountId, id)
+      const m = await getOrAlias(models.get, aliases, principal.accountId, id)
       return { id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null }
     } catch (err) {
       if (err instanceof SpeechError && err.code === 'not_found') return null
@@ -78,6 +82,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     blobs,
     keys,
     models,
+    aliases,
     tts: speech.tts,
     speech,
     asr,

@@ -167,7 +167,7 @@ describe('inline references: errors and limits', () => {
   let s: TestServer
   let good: { audio: Uint8Array; text: string }
   beforeAll(async () => {
-    s = await startTestServer({ maxReferences: 3, maxReferenceBytes: MAX_REFERENCE_BYTES })
+    s = await startTestServer({ maxReferences: 3, maxReferenceBytes: MAX_REFERENCE_BYTES, trainingWaitSec: 0.3 })
     await s.listen()
     good = { audio: voiceWav({ seconds: 3 }), text: 'A clear sample.' }
   })
@@ -215,7 +215,7 @@ describe('inline references: errors and limits', () => {
     expect(live.audio.length).toBe(0)
   })
 
-  it('a model in any state but trained is a 409 that says its state, on HTTP and WebSocket', async () => {
+  it('a model in any state but trained is a 409 that says its state (after the wait for training), on HTTP and WebSocket', async () => {
     const model = await s.deps.models.create(s.aliceAccount, {
       type: 'tts', title: 'not yet', trainMode: 'fast', visibility: 'private', description: '', texts: [], tags: [],
       voices: [{ filename: 'a.wav', bytes: voiceWav({ seconds: 2 }) }], enhanceAudioQuality: false,
@@ -223,8 +223,8 @@ describe('inline references: errors and limits', () => {
     await s.deps.models.training.idle()
     const id = model.id
     const cases = [
-      ['created', '', `Voice model '${id}' is waiting to be trained (state: created); use it once its state is trained`],
-      ['training', '', `Voice model '${id}' is still training (state: training); use it once its state is trained`],
+      ['created', '', `Voice model '${id}' is still waiting to be trained (state: created) after the wait for training; try again shortly`],
+      ['training', '', `Voice model '${id}' is still training (state: training) after the wait for training; try again shortly`],
       ['failed', 'no voice sample passed', `Voice model '${id}' failed training (state: failed): no voice sample passed; create it again with better samples`],
     ] as const
     for (const [state, reason, message] of cases) {

@@ -6,6 +6,7 @@ import { SpeechError } from '../errors.js'
 import { collectBytes } from './read-bytes.js'
 import type { Config } from '../config/schema.js'
 
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 const MSGPACK_TYPES = ['application/msgpack', 'application/x-msgpack', 'application/vnd.msgpack']
 
 /**
@@ -21,6 +22,14 @@ extensionCodec.register({ type: MSGPACK_LITE_UINT8ARRAY, encode: () => null, dec
  * (repeated keys become arrays) and multipart (parsed by the routes that take files). Anything else is 415.
  */
 export async function registerBodyParsers(app: FastifyInstance, config: Config): Promise<void> {
+  // Some clients (the n8n Fish node) send `Content-Type: application/json` on every request, DELETE included,
+  // with no body. Where the method carries no body, an empty one is no body; elsewhere it stays a 400.
+  const json = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && BODILESS_METHODS.has(request.method)) return done(null, undefined)
+    json(request, body as string, done)
+  })
   // Read as a stream into one buffer (collectBytes), not with `parseAs: 'buffer'`: MessagePack bodies carry
   // audio (ASR uploads, inline references) that would otherwise be held twice while the body is read. The
   // size limit is the route's, as Fastify's own parsers apply it.
@@ -29,6 +38,7 @@ export async function registerBodyParsers(app: FastifyInstance, config: Config):
     const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
     if (Number(request.headers['content-length']) > limit) return done(tooLarge())
     collectBytes(payload, limit, tooLarge).then((bytes) => {
+      if (bytes.length === 0 && BODILESS_METHODS.has(request.method)) return done(null, undefined)
       if (bytes.length === 0) return done(new SpeechError('bad_request', 'Body is empty but Content-Type is MessagePack; send a MessagePack map'))
       try {
         done(null, decode(bytes, { useBigInt64: false, extensionCodec }))

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifySchemaCompiler } from 'fasti
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { toEntity } from '../../services/models/entity.js'
+import { getOrAlias } from '../../services/models/voice-aliases.js'
 import type { StoredFile } from '../../services/models/service.js'
 import type { ListModelsQuery as ListQuery } from '../../services/models/types.js'
 import { readBody } from './model-body.js'
@@ -96,7 +97,8 @@ export async function modelRoutes(app: FastifyInstance, { deps }: { deps: Deps }
     {
       schema: { summary: 'Read a voice model', tags, params: ModelIdParams, response: { 200: ModelEntity, ...errorResponses(401, 404, 422) } },
     },
-    async (request) => toEntity(await models.get(request.principal.accountId, request.params.id)),
+    // An alias (a client's default cloud voice) answers the model it speaks with.
+    async (request) => toEntity(await getOrAlias(models.get, deps.aliases, request.principal.accountId, request.params.id)),
   )
 
   app.patch<{ Params: { id: string } }>(

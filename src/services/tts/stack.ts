@@ -25,7 +25,7 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel })
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, trainingWaitMs: config.trainingWaitSec * 1000 })
   return {
     engines,
     catalog,

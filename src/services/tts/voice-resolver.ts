@@ -8,6 +8,7 @@ import { speaks, type BuiltinCatalog } from '../../voices/builtin.js'
 import type { ReferenceProfiles } from '../../voices/reference-profiles.js'
 import type { VoiceProfile } from '../../voices/types.js'
 import type { TtsParams } from './params.js'
+import { awaitTraining } from './training-wait.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
 
 /** What TTS needs to know of a stored voice model. */
@@ -22,8 +23,8 @@ export interface UsableModel {
 
 /** Why a model cannot speak yet, by state (409). */
 const NOT_READY: Record<string, (reason: string) => string> = {
-  created: () => 'is waiting to be trained (state: created); use it once its state is trained',
-  training: () => 'is still training (state: training); use it once its state is trained',
+  created: () => 'is still waiting to be trained (state: created) after the wait for training; try again shortly',
+  training: () => 'is still training (state: training) after the wait for training; try again shortly',
   failed: (reason) => `failed training (state: failed): ${reason || 'no reason recorded'}; create it again with better samples`,
 }
 
@@ -38,6 +39,8 @@ export interface VoiceResolverDeps {
   readonly baseProfiles: BaseProfiles
   readonly references: ReferenceProfiles
   readonly lookupModel: ModelLookup
+  /** How long a model still in training is waited for before the 409 (ms); default none. */
+  readonly trainingWaitMs?: number
 }
 
 /**
@@ -46,9 +49,10 @@ export interface VoiceResolverDeps {
  * `reference_id` wins over `references` for the same speaker (as in fish-speech).
  */
 export function createVoiceResolver(deps: VoiceResolverDeps) {
-  const specFor = async (id: string, principal: Principal): Promise<Spec> => {
+  const specFor = async (id: string, principal: Principal, signal?: AbortSignal): Promise<Spec> => {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
-    const model = await deps.lookupModel(id, principal)
+    const found = await deps.lookupModel(id, principal)
+    const model = found && (await awaitTraining(() => deps.lookupModel(id, principal), found, deps.trainingWaitMs ?? 0, signal))
     if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
     if (model.state !== 'trained') {
       const why = NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`
@@ -93,7 +97,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     for (let s = 0; s < speakers; s++) {
       const id = params.referenceIds[s]
       const refs = params.references[s]
-      if (id) specs.push(await specFor(id, principal))
+      if (id) specs.push(await specFor(id, principal, signal))
       else if (refs && refs.length > 0) {
         const loc = params.references.length > 1 ? ['body', 'references', String(s)] : ['body', 'references']
         specs.push({ modelId: 'references', profile: await deps.references.analyze(refs, loc, signal) })
