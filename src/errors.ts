@@ -12,6 +12,11 @@ export const ERROR_CODES = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /**
+   * The request's one input passes validation but cannot be used (ASR audio that does not decode, blank TTS
+   * text): 422 as `{status, message}`, which every SDK parses, not the field array (see docs/decisions.md).
+   */
+  unusable_input: 422,
   /** A field is wrong; carries `issues` that become the 422 array. */
   validation_failed: 422,
   /** The request is well-formed but cannot be served in the resource's current state. */

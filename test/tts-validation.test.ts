@@ -155,9 +155,11 @@ describe('text', () => {
     await expectAudio({ ...OK, text: `${'Hello there. '.repeat(40)}`.slice(0, MAX_TEXT) })
   })
 
-  it('empty or blank text is a 422', async () => {
-    await expectInvalid({ ...OK, text: '' }, ['body', 'text'])
-    await expectInvalid({ ...OK, text: ' \n\t ' }, ['body', 'text'])
+  it('empty or blank text is a 422 {status, message}, which every SDK parses', async () => {
+    for (const text of ['', ' \n\t ']) {
+      const res = await post({ ...OK, text })
+      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 422, body: { status: 422, message: 'text is empty; send the text to speak' } })
+    }
   })
 })
 

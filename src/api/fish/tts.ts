@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { invalidField } from '../../errors.js'
+import { SpeechError } from '../../errors.js'
 import { toTtsParams } from '../../services/tts/params.js'
 import type { PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
@@ -25,7 +25,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   })
 
   const prepare = async (body: TtsRequestBody, model: unknown, principal: Parameters<Deps['tts']['prepare']>[1], signal: AbortSignal) => {
-    if (body.text.trim() === '') throw invalidField(['body', 'text'], 'text is empty; send the text to speak', 'string_too_short')
+    if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak')
     return deps.tts.prepare(toTtsParams(body, model, deps.config), principal, signal)
   }
 

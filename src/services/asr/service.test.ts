@@ -106,7 +106,7 @@ describe('ASR service: at most `concurrency` requests hold decoded audio', { tim
     const err = await service.transcribe({ audio: toWav(new Float32Array(8000), 16_000), filename: 'short.wav' })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(SpeechError)
-    expect((err as SpeechError).issues[0]!.msg).toBe('audio is 0.50 s long; send at least 1 second of audio')
+    expect((err as SpeechError).message).toBe('audio is 0.50 s long; send at least 1 second of audio')
     expect(service.load.active).toBe(0)
   })
 })

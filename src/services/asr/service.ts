@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { decodeAudio, inspectAudio } from '../../audio/decode.js'
 import type { AsrEngine } from '../../engines/asr/types.js'
 import { createPocketsphinxEngine } from '../../engines/asr/pocketsphinx/index.js'
-import { invalidField } from '../../errors.js'
+import { invalidField, SpeechError } from '../../errors.js'
 import { transcribe, type Transcript } from '../../asr/transcribe.js'
 import { createConcurrencyGate } from './concurrency-gate.js'
 
@@ -80,15 +80,15 @@ export function createAsrService(options: AsrServiceOptions) {
         ...(request.filename && { name: request.filename }),
         ...(signal && { signal }),
       }
-      inspectAudio(request.audio, decodeOptions)
+      unusable(() => inspectAudio(request.audio, decodeOptions))
       const result = await gate.run(async () => {
         // The upload is not needed once decoded: handing it over frees it while the audio is transcribed.
         // 16-bit: half the memory of floats for what waits to be recognised (see MonoSamples).
-        const decoded = await decodeAudio(request.audio, { ...decodeOptions, transferBytes: true, sampleType: 'int16' })
+        const decoded = await unusable(() => decodeAudio(request.audio, { ...decodeOptions, transferBytes: true, sampleType: 'int16' }))
         if (decoded.durationSec < MIN_AUDIO_SEC) {
           const msg =
             `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`
-          throw invalidField(['body', 'audio'], msg, 'too_short')
+          throw new SpeechError('unusable_input', msg)
         }
         return transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
           language,
@@ -109,3 +109,20 @@ export function createAsrService(options: AsrServiceOptions) {
 }
 
 export type AsrService = ReturnType<typeof createAsrService>
+
+/**
+ * The request's only audio cannot be used: `unusable_input` with the decoder's message, which every SDK
+ * parses (the 422 field array crashes the Python SDK's error handling; see docs/decisions.md).
+ */
+function unusable<T>(run: () => T): T {
+  const wrap = (err: unknown) => {
+    if (err instanceof SpeechError && err.code === 'validation_failed') throw new SpeechError('unusable_input', err.issues[0]?.msg ?? err.message)
+    throw err
+  }
+  try {
+    const out = run()
+    return (out instanceof Promise ? out.catch(wrap) : out) as T
+  } catch (err) {
+    return wrap(err)
+  }
+}
