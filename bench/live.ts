@@ -16,12 +16,16 @@
  *     (see `checkCrossTalk`).
  * Env: BENCH_ROUNDS (single-socket rounds, default 30), BENCH_SOCKETS (default 32), BENCH_SOCKET_ROUNDS
  * (rounds per socket in 3, default 4), BENCH_SSE (SSE requests, default 20), BENCH_FESTIVAL (festival processes,
- * default one per core), BENCH_LATENCY (`latency` of the live requests, default balanced).
+ * default one per core), BENCH_LATENCY (`latency` of the live requests, default balanced), BENCH_ONLY=clients
+ * (only 6, below).
+ *  6. Agent frameworks' frame sequences: flush to first audio for LiveKit's and Pipecat's, same sentences
+ *     (see `compareClientSequences`).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import WebSocket from 'ws'
+import { compareClientSequences } from './live-clients.js'
 import { startBenchServer } from './server.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
@@ -62,6 +66,7 @@ async function main(): Promise<void> {
     warm.close()
 
     const phase = (name: string) => process.stderr.write(`… ${name}\n`)
+    if (process.env.BENCH_ONLY === 'clients') return await clientsPhase(ready.url, ready.key)
     phase('SSE')
     const firstEvent: number[] = []
     const firstAlignment: number[] = []
@@ -123,9 +128,21 @@ async function main(): Promise<void> {
     console.log(`\ncross-talk: ${matched} of ${sessions} concurrent sessions match their own text's solo rendering best ` +
       `(envelope correlation: own ≥ ${worstOwn.toFixed(3)}, any other ≤ ${bestOther.toFixed(3)})`)
     if (matched !== sessions) process.exitCode = 1
+    await clientsPhase(ready.url, ready.key)
   } finally {
     await ready.stop()
   }
+}
+
+async function clientsPhase(url: string, key: string): Promise<void> {
+  process.stderr.write('… LiveKit and Pipecat frame sequences\n')
+  const { livekit, pipecat } = await compareClientSequences(url, key, REPLIES)
+  console.log(`\nload average: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  console.log('| client sequence, 1 socket, same sentences | n | p50 ms | p95 ms | max ms |')
+  console.log('|---|---|---|---|---|')
+  row('LiveKit: start (wav 24 kHz, chunk_length 100), "sentence " + flush + stop', livekit)
+  row('Pipecat: "sentence" + flush + flush (pcm 24 kHz)', pipecat)
+  console.log(`LiveKit / Pipecat p50: ${(percentile(livekit, 50) / percentile(pipecat, 50)).toFixed(2)}`)
 }
 
 /** CPU seconds used so far by process `pid` and its children (festival), from /proc. */

@@ -14,7 +14,7 @@ import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
-import { createVoiceAliases, getOrAlias, type VoiceAliases } from './services/models/voice-aliases.js'
+import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
 import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
@@ -68,14 +68,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const aliases = createVoiceAliases(config.voiceAliases)
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
-      const m = await getOrAlias(models.get, aliases, principal.accountId, id)
+      const m = await models.get(principal.accountId, id)
       return { id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null }
     } catch (err) {
       if (err instanceof SpeechError && err.code === 'not_found') return null
       throw err
     }
   }
-  const speech = createTtsStack(config, lookupModel)
+  const speech = createTtsStack(config, lookupModel, aliases)
   return {
     config,
     db,

@@ -3,6 +3,7 @@ import { createStretcher, stretchAndShift } from '../../audio/dsp/rubberband.js'
 import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profiles.js'
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
+import type { VoiceAliases } from '../models/voice-aliases.js'
 import { createEngineSet, type EngineSet } from './engines.js'
 import { createTtsService, type TtsService } from './service.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
@@ -20,19 +21,19 @@ export interface TtsStack {
 }
 
 /** Engines, built-in voices, reference analysis and the TTS service, wired together. */
-export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsStack {
+export function createTtsStack(config: Config, lookupModel: ModelLookup, aliases?: VoiceAliases): TtsStack {
   const engines = createEngineSet({ festivalProcesses: config.festivalProcesses })
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, trainingWaitMs: config.trainingWaitSec * 1000 })
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, trainingWaitMs: config.trainingWaitSec * 1000, ...(aliases && { aliases }) })
   return {
     engines,
     catalog,
     references,
     baseProfiles,
     resolveVoices,
-    tts: createTtsService({ resolveVoices, voiceLanguages: createVoiceLanguages({ catalog, lookupModel }), stretch: stretchAndShift, stretchStream: createStretcher }),
+    tts: createTtsService({ resolveVoices, voiceLanguages: createVoiceLanguages({ catalog, lookupModel, ...(aliases && { aliases }) }), stretch: stretchAndShift, stretchStream: createStretcher }),
     close: () => engines.close(),
   }
 }

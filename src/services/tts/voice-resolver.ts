@@ -10,6 +10,7 @@ import type { VoiceProfile } from '../../voices/types.js'
 import type { TtsParams } from './params.js'
 import { awaitTraining } from './training-wait.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
+import type { VoiceAliases } from '../models/voice-aliases.js'
 
 /** What TTS needs to know of a stored voice model. */
 export interface UsableModel {
@@ -41,6 +42,8 @@ export interface VoiceResolverDeps {
   readonly lookupModel: ModelLookup
   /** How long a model still in training is waited for before the 409 (ms); default none. */
   readonly trainingWaitMs?: number
+  /** Ids Parla does not have that stand for a voice it has (clients' default cloud voices). */
+  readonly aliases?: Pick<VoiceAliases, 'resolve'>
 }
 
 /**
@@ -49,9 +52,12 @@ export interface VoiceResolverDeps {
  * `reference_id` wins over `references` for the same speaker (as in fish-speech).
  */
 export function createVoiceResolver(deps: VoiceResolverDeps) {
-  const specFor = async (id: string, principal: Principal, signal?: AbortSignal): Promise<Spec> => {
+  const specFor = async (id: string, principal: Principal, signal?: AbortSignal, aliased = false): Promise<Spec> => {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
     const found = await deps.lookupModel(id, principal)
+    // One step only: an alias of an alias would not be what the setting says.
+    const alias = found || aliased ? undefined : deps.aliases?.resolve(id)
+    if (alias !== undefined) return specFor(alias, principal, signal, true)
     const model = found && (await awaitTraining(() => deps.lookupModel(id, principal), found, deps.trainingWaitMs ?? 0, signal))
     if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
     if (model.state !== 'trained') {
@@ -119,12 +125,14 @@ export type VoiceResolver = ReturnType<typeof createVoiceResolver>
  * model), which language detection prefers when short text is ambiguous; undefined for cloned voices and
  * the default voice, which follow the text. Unknown ids are left to the resolver's 404.
  */
-export function createVoiceLanguages(deps: Pick<VoiceResolverDeps, 'catalog' | 'lookupModel'>) {
+export function createVoiceLanguages(deps: Pick<VoiceResolverDeps, 'catalog' | 'lookupModel' | 'aliases'>) {
   return async (params: TtsParams, principal: Principal): Promise<readonly string[] | undefined> => {
-    const id = params.referenceIds[0]
-    if (!id) return undefined
-    const builtin = (await deps.catalog.find(id)) ?? await (async () => {
-      const model = await deps.lookupModel(id, principal)
+    const named = params.referenceIds[0]
+    if (!named) return undefined
+    const builtin = (await deps.catalog.find(named)) ?? await (async () => {
+      const model = await deps.lookupModel(named, principal)
+      const alias = model ? undefined : deps.aliases?.resolve(named)
+      if (alias !== undefined) return deps.catalog.find(alias)
       return model?.builtinVoice ? deps.catalog.find(model.builtinVoice) : undefined
     })()
     return builtin?.voice.languages
