@@ -5,6 +5,8 @@
  * and the Python SDK's error parsing. Field checks mirror the SDKs' pydantic models.
  */
 import { encode } from '@msgpack/msgpack'
+import { FishAudioClient } from 'fish-audio'
+import { Session } from 'fish-audio-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHIPPED_ALIASES } from '../src/services/models/voice-aliases.js'
 import { seedBuiltinVoices } from '../src/voices/seed.js'
@@ -65,6 +67,16 @@ describe('clients replayed over HTTP', () => {
     const again = await get('/wallet/self/api-credit', { authorization: `Bearer ${second.key}` })
     expect(again.json().user_id).toBe(s.aliceAccount)
     expect((await get('/wallet/self/api-credit', s.asBob)).json().user_id).toBe(s.bobAccount)
+  })
+
+  it('npm SDKs: fish-audio user.get_api_credit/get_package and fish-audio-sdk getApiCredit/getPackage', async () => {
+    await s.listen()
+    const client = new FishAudioClient({ apiKey: s.alice, baseUrl: s.url })
+    expectCredits((await client.user.get_api_credit()) as unknown as Record<string, unknown>, s.aliceAccount)
+    expectPackage((await client.user.get_package()) as unknown as Record<string, unknown>, s.aliceAccount)
+    const session = new Session(s.alice, s.url)
+    expectCredits((await session.getApiCredit({ checkFreeCredit: true })) as unknown as Record<string, unknown>, s.aliceAccount)
+    expectPackage((await session.getPackage()) as unknown as Record<string, unknown>, s.aliceAccount)
   })
 
   it('Home Assistant setup with a wrong key: 401 {status, message}, which both SDKs read as an auth error', async () => {
