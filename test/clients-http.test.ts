@@ -87,6 +87,22 @@ describe('clients replayed over HTTP', () => {
     expect(bad.statusCode).toBe(422)
   })
 
+  it('Python SDK tts.convert: its full msgpack TTSRequest with `model: s2-pro` gives mp3', async () => {
+    const request = {
+      text: 'Hello from Python.', chunk_length: 200, format: 'mp3', sample_rate: null, mp3_bitrate: 128, opus_bitrate: 32,
+      references: [], reference_id: null, normalize: true, latency: 'balanced', prosody: null, top_p: 0.7, temperature: 0.7,
+      max_new_tokens: 1024, repetition_penalty: 1.2, min_chunk_length: 50, condition_on_previous_chunks: true, early_stop_threshold: 1.0,
+    }
+    const res = await s.app.inject({
+      method: 'POST', url: '/v1/tts',
+      headers: { ...s.asAlice, ...NEW_SDK, 'content-type': 'application/msgpack', model: 's2-pro' },
+      payload: Buffer.from(encode(request)),
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.headers['content-type']).toBe('audio/mpeg')
+    expect(res.rawPayload.length).toBeGreaterThan(4000)
+  })
+
   it('Vision Agents: legacy Session.tts with its default cloud voice speaks (alias), pcm 16 kHz', async () => {
     const request = {
       text: 'Hello from the agent.', chunk_length: 200, format: 'pcm', sample_rate: 16000, mp3_bitrate: 128, opus_bitrate: 32,
