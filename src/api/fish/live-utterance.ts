@@ -12,6 +12,11 @@ export const HIGH_WATER_BYTES = 512 * 1024
 const FINISH_GAP_MS = 5
 /** With less audio than this still to play at the client, the next unit's first phrase goes out on its own. */
 const SPLIT_BELOW_LEAD_SEC = 0.3
+/**
+ * Pipecat drops audio frames of 1,024 bytes or less (its msgpack-overhead filter). Raw PCM and WAV frames that
+ * small (a unit's first block at 8 kHz, the resampler's tail) are held and sent with the next audio.
+ */
+const MIN_FRAME_BYTES = 1026
 /** Text kept for language detection. */
 const HEARD_CHARS = 400
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -47,6 +52,8 @@ export class Utterance {
   private firstSentAt = 0
   private pauseMs = 0
   private blockedSince: number | undefined
+  /** Raw audio too small to send alone (see MIN_FRAME_BYTES). */
+  private held: Uint8Array | null = null
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
@@ -88,7 +95,7 @@ export class Utterance {
     this.speak(this.buffer.takeAll())
     this.queue = this.queue.then(async () => {
       if (this.signal.aborted || !this.encoder) return
-      await this.sendAudio(this.encoder.end(), 0)
+      await this.sendAudio(this.encoder.end(), 0, 'last')
       await sleep(FINISH_GAP_MS)
       if (this.signal.aborted) return
       done()
@@ -114,6 +121,8 @@ export class Utterance {
           first = false
           await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate)
         }
+        // Nothing else queued: a small tail goes now, padded with a few ms of silence, rather than wait.
+        if (this.inflight === 1 && !this.stopping) await this.sendAudio(new Uint8Array(0), 0, 'pad')
         this.pauseMs = pauseAfterMs(unit, this.params.dialect)
       } catch (err) {
         if (!this.signal.aborted) this.ctx.failed(err)
@@ -121,6 +130,27 @@ export class Utterance {
         this.inflight--
       }
     })
+  }
+
+  /** `bytes` after any held ones; holds raw audio that would make too small a frame (unless `end`). */
+  private withHeld(bytes: Uint8Array, end?: 'last' | 'pad'): Uint8Array {
+    if (this.params.format !== 'pcm' && this.params.format !== 'wav') return bytes
+    let out = bytes
+    if (this.held) {
+      out = new Uint8Array(this.held.length + bytes.length)
+      out.set(this.held)
+      out.set(bytes, this.held.length)
+      this.held = null
+    }
+    if (out.length === 0 || out.length >= MIN_FRAME_BYTES || end === 'last') return out
+    if (end !== 'pad') {
+      this.held = out
+      return new Uint8Array(0)
+    }
+    // 16-bit samples: zeros are silence, and the even length keeps them aligned.
+    const padded = new Uint8Array(MIN_FRAME_BYTES)
+    padded.set(out)
+    return padded
   }
 
   /** Seconds of audio the client has been sent but, playing in real time, has not played yet. */
@@ -138,7 +168,8 @@ export class Utterance {
     return out
   }
 
-  private async sendAudio(bytes: Uint8Array, seconds: number): Promise<void> {
+  private async sendAudio(bytes: Uint8Array, seconds: number, end?: 'last' | 'pad'): Promise<void> {
+    bytes = this.withHeld(bytes, end)
     if (bytes.length === 0 && seconds === 0) return
     const socket = this.ctx.socket
     if (socket.bufferedAmount > HIGH_WATER_BYTES) {
