@@ -88,7 +88,9 @@ export async function stressFlite(engine: FliteEngine, options: StressOptions): 
     const key = `${voice}|${rate}|${text}`
     const first = reference.get(key)
     if (!first) reference.set(key, samples)
-    else if (!sameSamples(first, samples)) return void failures.push(`${label}: differs from an earlier same request`)
+    else if (!sameSamples(first, samples)) {
+      return void failures.push(`${label}: differs from an earlier run of the same request`)
+    }
     completed++
   }
 

@@ -23,12 +23,19 @@ export interface FliteRun {
  * where it began. A run that ends any other way (a trap, a non-zero exit) may have left the stack pointer
  * mid-stack, so the instance is rebuilt before the next run.
  */
+/** The writable parts of memory as instantiated: below and above the read-only data. */
+interface Pristine {
+  readonly below: Uint8Array
+  readonly above: Uint8Array
+  readonly length: number
+}
+
 export class FliteInstance {
   readonly #module: WebAssembly.Module
   readonly #readOnly: ByteRange
   #wasi = new MemoryWasi()
   #exports: FliteExports
-  #pristine: Uint8Array
+  #pristine: Pristine
   #dirty = false
 
   constructor(module: WebAssembly.Module, readOnly?: ByteRange) {
@@ -37,28 +44,28 @@ export class FliteInstance {
     ;[this.#exports, this.#pristine] = this.#instantiate()
   }
 
-  #instantiate(): [FliteExports, Uint8Array] {
+  #instantiate(): [FliteExports, Pristine] {
     this.#wasi = new MemoryWasi()
     const instance = new wasm.Instance(this.#module, { wasi_snapshot_preview1: this.#wasi.imports() })
     const exports = (instance as { exports: FliteExports }).exports
     this.#wasi.bind(exports.memory)
-    return [exports, new Uint8Array(exports.memory.buffer).slice()]
+    const memory = new Uint8Array(exports.memory.buffer)
+    const { start, end } = this.#readOnly
+    return [exports, { below: memory.slice(0, start), above: memory.slice(end), length: memory.length }]
   }
 
   #restore(): void {
     const memory = new Uint8Array(this.#exports.memory.buffer)
-    const pristine = this.#pristine
-    const { start, end } = this.#readOnly
-    memory.set(pristine.subarray(0, start))
-    memory.set(pristine.subarray(end), end)
-    memory.fill(0, pristine.length)
+    const { below, above, length } = this.#pristine
+    memory.set(below)
+    memory.set(above, this.#readOnly.end)
+    memory.fill(0, length)
   }
 
-  /** The read-only data as it is now, and as it was instantiated (for tests). */
-  readOnlyData(): { now: Uint8Array; pristine: Uint8Array } {
+  /** The read-only data as it is now (for tests). */
+  readOnlyData(): Uint8Array {
     const { start, end } = this.#readOnly
-    const now = new Uint8Array(this.#exports.memory.buffer, start, end - start)
-    return { now, pristine: this.#pristine.subarray(start, end) }
+    return new Uint8Array(this.#exports.memory.buffer, start, end - start)
   }
 
   /** Runs `flite <args>` to the end; throws when flite fails. Synchronous: call it from a worker thread. */
