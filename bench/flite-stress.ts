@@ -112,14 +112,14 @@ async function main(): Promise<void> {
     abortShare: Number(process.env.STRESS_ABORTS ?? 0.1),
   }
   const engine = await createFliteEngine()
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`
   const rss0 = process.memoryUsage().rss
   const t0 = performance.now()
   const result = await stressFlite(engine, {
     ...options,
-    onProgress: (done) => done % 500 === 0 && process.stdout.write(`${done} `),
+    onProgress: (done) => done % 500 === 0 && process.stdout.write(`${done} (rss ${mb(process.memoryUsage().rss)}) `),
   })
   const seconds = (performance.now() - t0) / 1000
-  const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`
   console.log(`\nflite stress: ${runs} syntheses (${JSON.stringify(options)}), ${engine.workers().all} workers`)
   console.log(`completed ${result.completed}, aborted ${result.aborted}, failed ${result.failures.length} ` +
     `in ${seconds.toFixed(1)} s; rss ${mb(rss0)} → ${mb(process.memoryUsage().rss)}`)
