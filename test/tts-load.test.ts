@@ -3,8 +3,8 @@ import { toTtsParams } from '../src/services/tts/params.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 
 /**
- * Many clients at once on a worker-thread engine. flite runs every sentence in a fresh wasm instance; before
- * its workers collected those after each job, this load killed the whole process (SIGSEGV) within seconds.
+ * Many clients at once on a worker-thread engine. When flite ran every sentence in a fresh node:wasi instance,
+ * this load killed the whole process (SIGSEGV, SIGABRT) within seconds; see docs/decisions.md.
  */
 const CLIENTS = 32
 const SECONDS = 8

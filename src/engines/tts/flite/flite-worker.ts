@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads'
 import { SpeechError } from '../../../errors.js'
 import { siblingWorkerUrl, startModuleWorker } from '../../../module-worker.js'
 import type { FliteJob, FliteReply } from './protocol.js'
+import type { ByteRange } from './wasm-layout.js'
 
 type Result = Extract<FliteReply, { type: 'result' }>
 type JobInput = Omit<FliteJob, 'type' | 'id'>
@@ -20,8 +21,9 @@ export class FliteWorker {
     this.#worker = worker
   }
 
-  static start(module: WebAssembly.Module): Promise<FliteWorker> {
-    const worker = startModuleWorker(siblingWorkerUrl(import.meta.url, 'worker'), { workerData: { module } })
+  static start(module: WebAssembly.Module, readOnly: ByteRange | undefined): Promise<FliteWorker> {
+    const workerData = { module, readOnly }
+    const worker = startModuleWorker(siblingWorkerUrl(import.meta.url, 'worker'), { workerData })
     const self = new FliteWorker(worker)
     return new Promise((resolve, reject) => {
       const fail = (why: string): void => {

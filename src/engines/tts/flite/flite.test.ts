@@ -1,5 +1,3 @@
-import { readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   abortLatency, collect, expectPausesBetweenWords, expectSpeech, expectWords, HOSTILE_TEXT, LONG_TEXT, medianF0,
@@ -8,13 +6,6 @@ import {
 import { createFliteEngine, type FliteEngine } from './index.js'
 
 let engine: FliteEngine
-const scratchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith(`parla-flite-${process.pid}-`))
-
-/** Scratch directories left after the worker of an aborted request has been terminated (give it a second). */
-async function leftoverDirs(): Promise<string[]> {
-  for (let i = 0; i < 50 && scratchDirs().length > 0; i++) await new Promise((r) => setTimeout(r, 20))
-  return scratchDirs()
-}
 
 beforeAll(async () => {
   engine = await createFliteEngine({ processes: 2 })
@@ -80,10 +71,9 @@ describe('flite engine', () => {
     expect(worst).toBeLessThan(250)
   })
 
-  it('stops within 100 ms on abort, leaves no scratch files and keeps working', { retry: 2 }, async () => {
+  it('stops within 100 ms on abort and keeps working', { retry: 2 }, async () => {
     const ms = await abortLatency(engine, { text: LONG_TEXT, voice: 'slt' })
     expect(ms).toBeLessThan(100)
-    expect(await leftoverDirs()).toEqual([])
     const c = await collect(engine, { text: SENTENCE, voice: 'slt' })
     expectWords(SENTENCE, c, SENTENCE_WORDS)
     // The terminated worker has been replaced.
@@ -95,6 +85,5 @@ describe('flite engine', () => {
     const c = await collect(engine, { text: HOSTILE_TEXT, voice: 'kal16' })
     expectWords(HOSTILE_TEXT, c)
     expect(c.words.filter((w) => w.text === 'quit').length).toBeGreaterThan(20)
-    expect(scratchDirs()).toEqual([])
   })
 })

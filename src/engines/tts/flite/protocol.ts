@@ -3,8 +3,6 @@
 export interface FliteJob {
   readonly type: 'synth'
   readonly id: number
-  /** Scratch directory the engine created and will remove. */
-  readonly dir: string
   /** ASCII text (see `toAsciiText`). */
   readonly text: string
   readonly voice: string

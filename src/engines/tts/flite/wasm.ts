@@ -5,3 +5,8 @@ interface WasmApi {
 }
 
 export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
+
+/** An instance's exported `WebAssembly.Memory` (its `buffer` is replaced when the memory grows). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer
+}
