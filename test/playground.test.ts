@@ -11,6 +11,9 @@ import { AUDIO_SPY, launchBrowser, type TestBrowser } from './helpers/browser.js
 import { shiftedReference } from './helpers/clone.js'
 import { createModel } from './helpers/models.js'
 
+// The functions handed to page.evaluate run in the browser; these names are only declared for them.
+declare const window: any, document: any, MutationObserver: any, createImageBitmap: any, OffscreenCanvas: any
+
 /** Screenshots land here to be looked at (and are checked for their key elements below). */
 const SHOTS = join(process.cwd(), '.vitest', 'screenshots')
 const SLOW = 120_000
@@ -61,7 +64,7 @@ describe('playground: speak', { timeout: SLOW }, () => {
       const seen: number[] = []
       ;(window as unknown as { __seen: number[] }).__seen = seen
       new MutationObserver(() => {
-        const now = document.querySelector<HTMLElement>('#speak-out .word.now')
+        const now = document.querySelector('#speak-out .word.now')
         const i = now ? Number(now.dataset.i) : -1
         if (i >= 0 && seen.at(-1) !== i) seen.push(i)
       }).observe(document.getElementById('speak-out')!, { subtree: true, attributes: true, attributeFilter: ['class'] })
@@ -85,7 +88,7 @@ describe('playground: speak', { timeout: SLOW }, () => {
     await page.getByLabel('Voice list').selectOption('festival-slt')
     await page.getByRole('button', { name: 'Play sample' }).click()
     await page.waitForFunction(() => {
-      const a = document.querySelector<HTMLAudioElement>('#sample-audio')!
+      const a = document.querySelector('#sample-audio')!
       return a.currentTime > 0 && a.duration > 1
     }, undefined, { timeout: SLOW })
     const before = await page.evaluate(() => (window as unknown as { __heard: Heard }).__heard.samples)
@@ -186,7 +189,7 @@ describe('playground: clone, transcribe, voices', { timeout: SLOW }, () => {
     const second = page.locator('#asr-segments button').nth(1)
     await second.click()
     const played = await page.waitForFunction(() => {
-      const a = document.querySelector<HTMLAudioElement>('#asr-audio')!
+      const a = document.querySelector('#asr-audio')!
       return !a.paused && a.currentTime > 0 ? a.currentTime : null
     }, undefined, { timeout: SLOW })
     const at = (await played.jsonValue()) as number
@@ -195,8 +198,8 @@ describe('playground: clone, transcribe, voices', { timeout: SLOW }, () => {
     expect(at).toBeGreaterThanOrEqual(start! - 0.1)
     expect(at).toBeLessThanOrEqual(end! + 0.1)
     // It stops by itself at the segment's end.
-    await page.waitForFunction(() => document.querySelector<HTMLAudioElement>('#asr-audio')!.paused, undefined, { timeout: SLOW })
-    const stopped = await page.evaluate(() => document.querySelector<HTMLAudioElement>('#asr-audio')!.currentTime)
+    await page.waitForFunction(() => document.querySelector('#asr-audio')!.paused, undefined, { timeout: SLOW })
+    const stopped = await page.evaluate(() => document.querySelector('#asr-audio')!.currentTime)
     expect(stopped).toBeGreaterThanOrEqual(end! - 0.1)
     expect(stopped).toBeLessThan(end! + 1)
     await page.screenshot({ path: join(SHOTS, 'transcribe.png'), fullPage: true })
@@ -219,7 +222,7 @@ describe('playground: clone, transcribe, voices', { timeout: SLOW }, () => {
     const stored = (await server.app.inject({ url: `/model/${id}`, headers: server.asAlice })).json()
     expect(stored).toMatchObject({ title: 'Renamed voice', description: 'Made in the playground', tags: ['test', 'browser'], visibility: 'unlist' })
     expect(stored.cover_image).not.toBe('')
-    await page.waitForFunction(() => document.querySelector<HTMLImageElement>('li.voice img.cover')?.naturalWidth === 64, undefined, { timeout: SLOW })
+    await page.waitForFunction(() => document.querySelector('li.voice img.cover')?.naturalWidth === 64, undefined, { timeout: SLOW })
     await page.screenshot({ path: join(SHOTS, 'voices.png'), fullPage: true })
     // Keeping it first: the dialog's cancel leaves the voice.
     await page.getByRole('button', { name: 'Delete Renamed voice' }).click()
