@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -81,6 +81,36 @@ describe('playground: speak', { timeout: SLOW }, () => {
     expect(await page.locator('#speak-out .word').count()).toBe(10)
     await page.screenshot({ path: join(SHOTS, 'speak.png'), fullPage: true })
     await checkScreenshot(page)
+    // The download is the same request in the chosen format (mp3 by default), encoded by the server.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download mp3' }).click()])
+    const bytes = await readFile((await download.path())!)
+    expect(download.suggestedFilename()).toBe('parla-speech.mp3')
+    expect(bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0)).toBe(true)
+    expect(bytes.length).toBeGreaterThan(5000)
+  })
+
+  it('works on a phone-sized screen and by keyboard', async () => {
+    const phone = await browser.newPage()
+    await phone.setViewportSize({ width: 375, height: 740 })
+    await phone.goto(server.url)
+    // Nothing wider than the screen: no sideways scrolling.
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    for (const name of ['Speak', 'Save key']) {
+      const box = (await phone.getByRole('button', { name, exact: true }).boundingBox())!
+      expect(box.x + box.width).toBeLessThanOrEqual(375)
+    }
+    // Tabs follow the ARIA pattern: arrow keys move the selection and the focus.
+    await phone.getByRole('tab', { name: 'Speak' }).focus()
+    await phone.keyboard.press('ArrowRight')
+    expect(await phone.getByRole('tab', { name: 'Clone' }).getAttribute('aria-selected')).toBe('true')
+    expect(await phone.getByLabel('Reference audio').isVisible()).toBe(true)
+    expect(await phone.getByLabel('Text', { exact: true }).isVisible()).toBe(false)
+    // Every form control has a label.
+    const unlabelled = await phone.evaluate(() => [...document.querySelectorAll('input, select, textarea')]
+      .filter((e: any) => !e.labels?.length && !e.getAttribute('aria-label')).map((e: any) => e.id))
+    expect(unlabelled).toEqual([])
+    await phone.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true })
+    await phone.close()
   })
 
   it('lists the built-in voices, plays a sample, and speaks with the chosen voice', async () => {

@@ -26,6 +26,7 @@ export class SpeechView {
   private readonly words = el('p', { className: 'words' })
   private readonly canvas = el('canvas', { className: 'wave' })
   private readonly download = el('button', { type: 'button', textContent: 'Download', disabled: true })
+  private readonly root: HTMLDivElement
   private player: PcmPlayer | undefined
   private chunks = new Map<number, { offset: number; segments: TimedWord[] }>()
   private timed: TimedWord[] = []
@@ -35,7 +36,9 @@ export class SpeechView {
     this.words.setAttribute('aria-label', 'Spoken words')
     this.canvas.setAttribute('role', 'img')
     this.canvas.setAttribute('aria-label', 'Waveform with the word timeline')
-    container.replaceChildren(el('div', { className: 'speech' }, this.status, this.words, this.canvas, el('div', { className: 'actions' }, this.download)))
+    // Hidden until the first speech: an empty waveform box says nothing.
+    this.root = el('div', { className: 'speech', hidden: true }, this.status, this.words, this.canvas, el('div', { className: 'actions' }, this.download))
+    container.replaceChildren(this.root)
   }
 
   /** Streams and plays; resolves when the stream ended (playback may still go on). */
@@ -43,6 +46,7 @@ export class SpeechView {
     const ctx = audioContext()
     await ctx.resume()
     this.player?.stop()
+    this.root.hidden = false
     this.chunks = new Map()
     this.setWords([])
     this.download.disabled = true
