@@ -57,6 +57,10 @@ export class SpeechView {
       headers: { 'content-type': 'application/json', model: request.model },
       body: JSON.stringify({ ...request.body, format: 'pcm', sample_rate: RATE }),
       signal,
+    }).catch((err: unknown) => {
+      // Nothing was spoken: the error above the form says why, an empty result box would only confuse.
+      this.root.hidden = true
+      throw err
     })
     const player = (this.player = new PcmPlayer(ctx, RATE))
     const peaks = new Peaks(RATE)
