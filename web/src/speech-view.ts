@@ -1,6 +1,6 @@
 // One spoken result: streams SSE with word timing, plays it as it arrives, lights up the word being heard, draws
 // the waveform with its word timeline, and offers the download. Used by Speak and Clone.
-import { api } from './api.js'
+import { api, PlaygroundError } from './api.js'
 import { PcmPlayer } from './pcm-player.js'
 import { base64Bytes, sseEvents, type StreamingEvent } from './sse.js'
 import { el, guard } from './ui.js'
@@ -83,6 +83,9 @@ export class SpeechView {
         }
         this.takeAlignment(event)
       }
+    } catch (err) {
+      if (signal.aborted) throw err
+      throw new PlaygroundError(0, `The speech stopped half-way (${player.duration.toFixed(1)} s arrived): the connection to the server broke. Try again.`)
     } finally {
       streaming = false
     }
