@@ -19,6 +19,11 @@ export class AudioOutput {
       this.stream = createWriteStream(this.tmp)
     } else {
       this.stream = process.stdout
+      // The reader of a pipe went away (`| head -c …`): nothing more to do; leaving stops the server's work too.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EPIPE') process.exit(0)
+        throw err
+      })
     }
   }
 

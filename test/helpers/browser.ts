@@ -17,12 +17,12 @@ export interface TestBrowser {
 }
 
 /** Headless Chromium with a fresh profile directory, removed on close. */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<TestBrowser> {
   const profile = await mkdtemp(join(tmpdir(), 'parla-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: [...ARGS, ...extraArgs],
     viewport: { width: 1100, height: 900 },
   })
   return {

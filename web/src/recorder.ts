@@ -32,7 +32,12 @@ export function recordButton(button: HTMLButtonElement, done: (file: File) => vo
       done(new File(parts, `recording.${type.includes('ogg') ? 'ogg' : 'webm'}`, { type }))
     }
     active.start()
-    button.textContent = 'Stop recording'
+    // The button shows how long the recording is so far, so the speaker knows it is running.
+    const started = performance.now()
+    const show = () => (button.textContent = `Stop recording (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    show()
+    const timer = setInterval(show, 200)
+    active.addEventListener('stop', () => clearInterval(timer))
     button.setAttribute('aria-pressed', 'true')
   })
 }
