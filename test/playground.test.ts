@@ -290,7 +290,7 @@ describe('playground: the microphone', { timeout: SLOW }, () => {
       await p.getByRole('button', { name: 'Transcribe', exact: true }).click()
       // The recording (WebM/Opus from MediaRecorder) was accepted and decoded; a beep has no words to find.
       await p.locator('#asr-state', { hasText: 'Transcribed.' }).waitFor({ timeout: SLOW })
-      expect(await p.locator('#asr-text').textContent()).not.toBe('')
+      expect(await p.locator('#asr-out').isVisible()).toBe(true)
       expect(await p.getByRole('alert').isVisible()).toBe(false)
     } finally {
       await withMic.close()
