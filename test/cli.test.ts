@@ -1,6 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { execFile } from 'node:child_process'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseWav, toWav } from '../src/asr/test-speech.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
@@ -72,6 +74,17 @@ describe('parla say', { timeout: SLOW }, () => {
     const down = await parla(['say', 'Hi.', '-o', out, '--server', 'http://127.0.0.1:9', '--key', 'k'])
     expect(down.code).toBe(5)
     expect(down.stderr).toContain('cannot reach')
+  })
+
+  it('refuses to write audio to a terminal and says what to do instead', async () => {
+    // util-linux `script` (essential on Debian) gives the command a terminal as stdout.
+    const bin = fileURLToPath(new URL('../bin/parla.js', import.meta.url))
+    const command = `${process.execPath} ${bin} say Hello --server ${server.url} --key ${server.alice}; echo "exit=$?"`
+    const run = await new Promise<string>((resolve) => {
+      execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, PARLA_SERVER: '', PARLA_KEY: '' } }, (_err, stdout) => resolve(stdout))
+    })
+    expect(run).toContain('not writing audio to a terminal: use -o FILE')
+    expect(run).toContain('exit=2')
   })
 
   it('--help shows examples and the exit codes', async () => {

@@ -37,7 +37,8 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
 
 /**
  * Installed before the page's scripts: records what the page hands to Web Audio (every buffer started: its
- * length and peak), so a test sees that decodable, non-silent audio reached the AudioContext.
+ * length and peak), so a test sees that decodable, non-silent audio reached the AudioContext; and keeps the
+ * AudioContext, so a test can pause the page's clock.
  */
 export const AUDIO_SPY = `(() => {
   const heard = { buffers: 0, samples: 0, peak: 0, rate: 0 }
@@ -45,6 +46,7 @@ export const AUDIO_SPY = `(() => {
   const start = AudioBufferSourceNode.prototype.start
   AudioBufferSourceNode.prototype.start = function (...args) {
     const b = this.buffer
+    window.__audioContext = this.context
     if (b) {
       const data = b.getChannelData(0)
       let peak = 0
