@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3)
-test_pkgs=(ffmpeg pocketsphinx)
+test_pkgs=(ffmpeg pocketsphinx chromium)
 pkgs=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
 
@@ -30,3 +30,6 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   npm ci --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
+
+# The browser playground (web/ → dist/web): rebuilt only when its sources changed (scripts/build-web.ts checks).
+node_modules/.bin/tsx scripts/build-web.ts

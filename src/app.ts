@@ -13,6 +13,7 @@ import { asrRoutes } from './api/fish/asr.js'
 import { walletRoutes } from './api/fish/wallet.js'
 import { installNotFound } from './api/not-found.js'
 import { installValidators } from './api/validators.js'
+import { playgroundRoutes } from './api/web/playground.js'
 import type { Deps } from './deps.js'
 import { SpeechError } from './errors.js'
 
@@ -64,6 +65,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(liveRoutes, { deps })
   await app.register(asrRoutes, { deps })
   await app.register(walletRoutes, { deps })
+  await app.register(playgroundRoutes)
   // Server start (not in createDeps, which CLI commands also use while a server may be running): delete blobs
   // left by creates a crash cut short, and re-queue training a restart interrupted.
   app.addHook('onReady', async () => {

@@ -1,8 +1,11 @@
 import { Command } from 'commander'
 import { tuneMalloc } from '../malloc-tuning.js'
+import { EXIT_HELP } from './exit.js'
 import { registerKeyCommands } from './keys.js'
+import { registerSayCommand } from './say.js'
 import { registerServeCommand } from './serve.js'
 import { registerTranscribeCommand } from './transcribe.js'
+import { registerVoiceCommands } from './voices.js'
 
 tuneMalloc()
 
@@ -10,9 +13,23 @@ const program = new Command()
   .name('parla')
   .description('Parla: a self-hosted speech service with the Fish-Audio-compatible API')
   .showHelpAfterError()
+  .addHelpText('after', `
+The API commands (say, voices, transcribe) work on the local data directory, or on a remote Parla with
+--server URL --key KEY (or $PARLA_SERVER and $PARLA_KEY).
+
+First minute:
+  parla serve &                                   # prints an API key on first start (also in data/api-key)
+  parla say "Hello from Parla" -o hello.mp3
+  parla voices list --tag builtin
+  parla voices create me.wav --title "My voice" --texts "What I say in me.wav"
+  parla say "Now in my voice" --voice <id> -o mine.wav
+  parla transcribe mine.wav
+${EXIT_HELP}`)
 
 registerServeCommand(program)
 registerKeyCommands(program)
 registerTranscribeCommand(program)
+registerSayCommand(program)
+registerVoiceCommands(program)
 
 await program.parseAsync(process.argv)

@@ -7,6 +7,7 @@ import { SpeechError } from '../errors.js'
 import { pieceBounds } from '../asr/pieces.js'
 import { transcribe, type TranscriptSegment } from '../asr/transcribe.js'
 import { ProgressBar } from './progress.js'
+import { transcribeRemote } from './transcribe-remote.js'
 
 /** Default piece length (the spec's advice for longer recordings: split, transcribe each, add offsets). */
 const PIECE_SEC = 10 * 60
@@ -23,7 +24,12 @@ export function registerTranscribeCommand(program: Command): void {
     .option('--json', 'print {text, duration, segments} as JSON')
     .option('--workers <n>', 'decoder threads (default: CPU cores)')
     .option('--piece-seconds <n>', `longest piece transcribed at once, cut at a pause (default: ${PIECE_SEC})`)
-    .action(async (file: string, options: { json?: boolean; workers?: string; pieceSeconds?: string }) => {
+    .option('--server <url>', 'transcribe on a remote Parla instead (default: $PARLA_SERVER); one request, its limits apply')
+    .option('--key <key>', 'API key for --server (default: $PARLA_KEY)')
+    .option('--language <code>', 'with --server: the spoken language (default: detected)')
+    .addHelpText('after', '\nExamples:\n  parla transcribe talk.mp3 --json\n  parla transcribe memo.webm --server http://speech:8080 --key $KEY\n')
+    .action(async (file: string, options: { json?: boolean; workers?: string; pieceSeconds?: string; server?: string; key?: string; language?: string }) => {
+      if (options.server ?? process.env.PARLA_SERVER) return transcribeRemote(file, options)
       const pieceSeconds = options.pieceSeconds === undefined ? PIECE_SEC : Number(options.pieceSeconds)
       if (!(pieceSeconds >= 5 && pieceSeconds <= 3600)) {
         process.stderr.write('parla: --piece-seconds must be a number of seconds from 5 to 3600\n')
