@@ -49,6 +49,12 @@ export const ConfigSchema = Type.Object(
     minSampleSeconds: Type.Number({ default: 1, minimum: 0 }),
     /** Maximum voice sample duration for `POST /model`, in seconds. */
     maxSampleSeconds: Type.Number({ default: 300, minimum: 1 }),
+    /** Folder of the operator's neural model packages (docs/models.md); empty means `<dataDir>/models`. */
+    modelsDir: Type.String({ default: '' }),
+    /** Neural runtime processes: how many neural syntheses run at once (each loads the models it serves). */
+    neuralProcesses: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    /** Inference threads per neural synthesis. */
+    neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   },
   { additionalProperties: false },
 )

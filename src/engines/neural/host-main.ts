@@ -1,0 +1,65 @@
+import sherpa from 'sherpa-onnx-node'
+import type { FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+
+/**
+ * The neural host process: loads models into sherpa-onnx and runs them with its async API (inference on
+ * libuv's thread pool, not this process's event loop). Runs as a child process because sherpa-onnx ends the
+ * whole process on some bad model files (it calls `exit`); Parla then sees the child die and reports it.
+ * One synthesis at a time per process: parallelism comes from the number of processes (config).
+ */
+interface Tts {
+  readonly sampleRate: number
+  readonly numSpeakers: number
+  generateAsync(request: Record<string, unknown>): Promise<{ samples: Float32Array; sampleRate: number }>
+}
+interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> } }
+
+const runtime = sherpa as unknown as Sherpa
+const models = new Map<string, Tts>()
+const cancelled = new Set<number>()
+const send = (m: FromHost) => process.send?.(m)
+
+async function load(key: string, config: TtsLoadConfig, threads: number): Promise<void> {
+  try {
+    const tts = models.get(key) ?? await runtime.OfflineTts.createAsync({ model: { ...config, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
+    models.set(key, tts)
+    send({ t: 'loaded', key, sampleRate: tts.sampleRate, speakers: tts.numSpeakers })
+  } catch (err) {
+    send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
+async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
+  const tts = models.get(m.key)
+  if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  try {
+    const request: Record<string, unknown> = {
+      text: m.text,
+      sid: m.sid,
+      speed: m.speed,
+      // One callback per sentence: the audio streams out sentence by sentence; returning 0 stops generation.
+      onProgress: (info: { samples: Float32Array }) => {
+        if (cancelled.has(m.id)) return 0
+        send({ t: 'chunk', id: m.id, samples: Float32Array.from(info.samples) })
+        return 1
+      },
+    }
+    if (m.reference) {
+      request.generationConfig = { referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
+    }
+    await tts.generateAsync(request)
+    send({ t: 'done', id: m.id })
+  } catch (err) {
+    send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
+  } finally {
+    cancelled.delete(m.id)
+  }
+}
+
+process.on('message', (m: ToHost) => {
+  if (m.t === 'load') void load(m.key, m.config, m.threads)
+  else if (m.t === 'synth') void synth(m)
+  else if (m.t === 'cancel') cancelled.add(m.id)
+})
+// The parent went away: nothing left to serve.
+process.on('disconnect', () => process.exit(0))

@@ -1,0 +1,89 @@
+import { buildModel, FLOAT, INT64, type ModelSpec } from './graph.js'
+
+/**
+ * A synthetic VITS/Piper acoustic model: instead of speech, each input token id becomes a tone of
+ * `BASE_HZ + STEP_HZ * id` lasting `TOKEN_SECONDS * length_scale` (scales[1], so `speed` shows), with an
+ * amplitude that encodes the speaker id. Inputs and outputs are exactly Piper's export
+ * (`input`, `input_lengths`, `scales`, optional `sid` → `output`), so the real runtime runs it as a Piper voice.
+ */
+export const TOKEN_SECONDS = 0.04
+export const BASE_HZ = 200
+export const STEP_HZ = 50
+
+export function toneVitsModel(options: { readonly sampleRate: number; readonly speakers: number; readonly metadata?: Record<string, string | number> }): Uint8Array {
+  const sr = options.sampleRate
+  const multi = options.speakers > 1
+  const spec: ModelSpec = {
+    inputs: [
+      { name: 'input', type: INT64, shape: [1, 'phonemes'] },
+      { name: 'input_lengths', type: INT64, shape: [1] },
+      { name: 'scales', type: FLOAT, shape: [3] },
+      ...(multi ? [{ name: 'sid', type: INT64, shape: [1] }] : []),
+    ],
+    outputs: [{ name: 'output', type: FLOAT, shape: [1, 1, 'time'] }],
+    initializers: [
+      { name: 'one', type: INT64, dims: [], values: [1] },
+      { name: 'seg', type: FLOAT, dims: [], values: [TOKEN_SECONDS * sr] },
+      { name: 'zero_f', type: FLOAT, dims: [], values: [0] },
+      { name: 'one_f', type: FLOAT, dims: [], values: [1] },
+      { name: 'step', type: FLOAT, dims: [], values: [STEP_HZ] },
+      { name: 'base', type: FLOAT, dims: [], values: [BASE_HZ] },
+      { name: 'omega', type: FLOAT, dims: [], values: [(2 * Math.PI) / sr] },
+      { name: 'axis2', type: INT64, dims: [1], values: [2] },
+      { name: 'out_shape', type: INT64, dims: [3], values: [1, 1, -1] },
+      { name: 'amp_step', type: FLOAT, dims: [], values: [0.1] },
+      { name: 'amp_base', type: FLOAT, dims: [], values: [0.3] },
+    ],
+    nodes: [
+      { op: 'Cast', inputs: ['input'], outputs: ['ids_f'], attributes: [{ name: 'to', i: FLOAT }] },
+      { op: 'Mul', inputs: ['ids_f', 'step'], outputs: ['hz_step'] },
+      { op: 'Add', inputs: ['hz_step', 'base'], outputs: ['hz'] },
+      { op: 'Mul', inputs: ['hz', 'omega'], outputs: ['w'] },
+      { op: 'Unsqueeze', inputs: ['w', 'axis2'], outputs: ['w3'] },
+      { op: 'Gather', inputs: ['scales', 'one'], outputs: ['length_scale'], attributes: [{ name: 'axis', i: 0 }] },
+      { op: 'Mul', inputs: ['length_scale', 'seg'], outputs: ['len_raw'] },
+      { op: 'Floor', inputs: ['len_raw'], outputs: ['len'] },
+      { op: 'Range', inputs: ['zero_f', 'len', 'one_f'], outputs: ['t'] },
+      { op: 'Mul', inputs: ['w3', 't'], outputs: ['phase'] },
+      { op: 'Sin', inputs: ['phase'], outputs: ['wave'] },
+      ...(multi
+        ? [
+            { op: 'Cast', inputs: ['sid'], outputs: ['sid_f'], attributes: [{ name: 'to', i: FLOAT }] },
+            { op: 'Mul', inputs: ['sid_f', 'amp_step'], outputs: ['amp_s'] },
+            { op: 'Add', inputs: ['amp_s', 'amp_base'], outputs: ['amp'] },
+          ]
+        : [{ op: 'Identity', inputs: ['amp_base'], outputs: ['amp'] }]),
+      { op: 'Mul', inputs: ['wave', 'amp'], outputs: ['scaled'] },
+      { op: 'Reshape', inputs: ['scaled', 'out_shape'], outputs: ['output'] },
+    ],
+    ...(options.metadata && { metadata: options.metadata }),
+  }
+  return buildModel(spec)
+}
+
+/** Reads the token ids back from the tones, one per `segmentSamples`, and the speaker from the amplitude. */
+export function decodeTones(samples: Float32Array, sampleRate: number, segmentSamples: number, maxId = 200): { ids: number[]; speakers: number[] } {
+  const ids: number[] = []
+  const speakers: number[] = []
+  for (let at = 0; at + segmentSamples <= samples.length; at += segmentSamples) {
+    const seg = samples.subarray(at, at + segmentSamples)
+    let best = -1
+    let bestPower = 0
+    for (let id = 0; id <= maxId; id++) {
+      const w = (2 * Math.PI * (BASE_HZ + STEP_HZ * id)) / sampleRate
+      let re = 0
+      let im = 0
+      for (let i = 0; i < seg.length; i++) {
+        re += seg[i]! * Math.cos(w * i)
+        im += seg[i]! * Math.sin(w * i)
+      }
+      const power = re * re + im * im
+      if (power > bestPower) [best, bestPower] = [id, power]
+    }
+    let peak = 0
+    for (const s of seg) peak = Math.max(peak, Math.abs(s))
+    ids.push(best)
+    speakers.push(Math.round((peak - 0.3) / 0.1))
+  }
+  return { ids, speakers }
+}
