@@ -2,13 +2,15 @@ import { buildModel, FLOAT, INT64, type ModelSpec } from './graph.js'
 
 /**
  * A synthetic VITS/Piper acoustic model: instead of speech, each input token id becomes a tone of
- * `BASE_HZ + STEP_HZ * id` lasting `TOKEN_SECONDS * length_scale` (scales[1], so `speed` shows), with an
- * amplitude that encodes the speaker id. Inputs and outputs are exactly Piper's export
+ * `BASE_HZ + STEP_HZ * id` lasting `TOKEN_SECONDS * length_scale` (scales[1], so `speed` shows), raised by
+ * `SPEAKER_HZ * sid` for the speaker. Inputs and outputs are exactly Piper's export
  * (`input`, `input_lengths`, `scales`, optional `sid` → `output`), so the real runtime runs it as a Piper voice.
  */
 export const TOKEN_SECONDS = 0.04
 export const BASE_HZ = 200
 export const STEP_HZ = 50
+/** Each speaker id moves every tone up by this much (half a token step), so the speaker survives gain changes. */
+export const SPEAKER_HZ = 25
 
 export function toneVitsModel(options: { readonly sampleRate: number; readonly speakers: number; readonly metadata?: Record<string, string | number> }): Uint8Array {
   const sr = options.sampleRate
@@ -31,13 +33,20 @@ export function toneVitsModel(options: { readonly sampleRate: number; readonly s
       { name: 'omega', type: FLOAT, dims: [], values: [(2 * Math.PI) / sr] },
       { name: 'axis2', type: INT64, dims: [1], values: [2] },
       { name: 'out_shape', type: INT64, dims: [3], values: [1, 1, -1] },
-      { name: 'amp_step', type: FLOAT, dims: [], values: [0.1] },
-      { name: 'amp_base', type: FLOAT, dims: [], values: [0.3] },
+      { name: 'speaker_hz', type: FLOAT, dims: [], values: [SPEAKER_HZ] },
+      { name: 'amp', type: FLOAT, dims: [], values: [0.3] },
     ],
     nodes: [
       { op: 'Cast', inputs: ['input'], outputs: ['ids_f'], attributes: [{ name: 'to', i: FLOAT }] },
       { op: 'Mul', inputs: ['ids_f', 'step'], outputs: ['hz_step'] },
-      { op: 'Add', inputs: ['hz_step', 'base'], outputs: ['hz'] },
+      { op: 'Add', inputs: ['hz_step', 'base'], outputs: ['hz0'] },
+      ...(multi
+        ? [
+            { op: 'Cast', inputs: ['sid'], outputs: ['sid_f'], attributes: [{ name: 'to', i: FLOAT }] },
+            { op: 'Mul', inputs: ['sid_f', 'speaker_hz'], outputs: ['shift'] },
+            { op: 'Add', inputs: ['hz0', 'shift'], outputs: ['hz'] },
+          ]
+        : [{ op: 'Identity', inputs: ['hz0'], outputs: ['hz'] }]),
       { op: 'Mul', inputs: ['hz', 'omega'], outputs: ['w'] },
       { op: 'Unsqueeze', inputs: ['w', 'axis2'], outputs: ['w3'] },
       { op: 'Gather', inputs: ['scales', 'one'], outputs: ['length_scale'], attributes: [{ name: 'axis', i: 0 }] },
@@ -46,13 +55,6 @@ export function toneVitsModel(options: { readonly sampleRate: number; readonly s
       { op: 'Range', inputs: ['zero_f', 'len', 'one_f'], outputs: ['t'] },
       { op: 'Mul', inputs: ['w3', 't'], outputs: ['phase'] },
       { op: 'Sin', inputs: ['phase'], outputs: ['wave'] },
-      ...(multi
-        ? [
-            { op: 'Cast', inputs: ['sid'], outputs: ['sid_f'], attributes: [{ name: 'to', i: FLOAT }] },
-            { op: 'Mul', inputs: ['sid_f', 'amp_step'], outputs: ['amp_s'] },
-            { op: 'Add', inputs: ['amp_s', 'amp_base'], outputs: ['amp'] },
-          ]
-        : [{ op: 'Identity', inputs: ['amp_base'], outputs: ['amp'] }]),
       { op: 'Mul', inputs: ['wave', 'amp'], outputs: ['scaled'] },
       { op: 'Reshape', inputs: ['scaled', 'out_shape'], outputs: ['output'] },
     ],
@@ -61,16 +63,19 @@ export function toneVitsModel(options: { readonly sampleRate: number; readonly s
   return buildModel(spec)
 }
 
-/** Reads the token ids back from the tones, one per `segmentSamples`, and the speaker from the amplitude. */
-export function decodeTones(samples: Float32Array, sampleRate: number, segmentSamples: number, maxId = 200): { ids: number[]; speakers: number[] } {
+/**
+ * Reads the token ids back from the tones, one per `segmentSamples` (a segment of 40 ms at speed 1 resolves
+ * the 25 Hz speaker step), and the speaker from the half-step. `maxId` bounds the search.
+ */
+export function decodeTones(samples: Float32Array, sampleRate: number, segmentSamples: number, maxId = 160): { ids: number[]; speakers: number[] } {
   const ids: number[] = []
   const speakers: number[] = []
   for (let at = 0; at + segmentSamples <= samples.length; at += segmentSamples) {
     const seg = samples.subarray(at, at + segmentSamples)
     let best = -1
     let bestPower = 0
-    for (let id = 0; id <= maxId; id++) {
-      const w = (2 * Math.PI * (BASE_HZ + STEP_HZ * id)) / sampleRate
+    for (let k = 0; k <= maxId * 2 + 1; k++) {
+      const w = (2 * Math.PI * (BASE_HZ + SPEAKER_HZ * k)) / sampleRate
       let re = 0
       let im = 0
       for (let i = 0; i < seg.length; i++) {
@@ -78,12 +83,10 @@ export function decodeTones(samples: Float32Array, sampleRate: number, segmentSa
         im += seg[i]! * Math.sin(w * i)
       }
       const power = re * re + im * im
-      if (power > bestPower) [best, bestPower] = [id, power]
+      if (power > bestPower) [best, bestPower] = [k, power]
     }
-    let peak = 0
-    for (const s of seg) peak = Math.max(peak, Math.abs(s))
-    ids.push(best)
-    speakers.push(Math.round((peak - 0.3) / 0.1))
+    ids.push(Math.floor(best / 2))
+    speakers.push(best % 2)
   }
   return { ids, speakers }
 }
