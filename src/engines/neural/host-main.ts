@@ -32,6 +32,7 @@ async function load(key: string, config: TtsLoadConfig, threads: number): Promis
 async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
   const tts = models.get(m.key)
   if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  let sentences = 0
   try {
     const request: Record<string, unknown> = {
       text: m.text,
@@ -40,6 +41,7 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       // One callback per sentence: the audio streams out sentence by sentence; returning 0 stops generation.
       onProgress: (info: { samples: Float32Array }) => {
         if (cancelled.has(m.id)) return 0
+        sentences++
         send({ t: 'chunk', id: m.id, samples: Float32Array.from(info.samples) })
         return 1
       },
@@ -48,7 +50,7 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       request.generationConfig = { referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
     }
     await tts.generateAsync(request)
-    send({ t: 'done', id: m.id })
+    send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })
   } catch (err) {
     send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
   } finally {

@@ -20,6 +20,7 @@ export class NeuralHost {
   readonly #calls = new Map<number, Pending>()
   readonly #loadWaiters = new Map<string, Pending>()
   #nextId = 1
+  #lastRun: { readonly sentences: number; readonly cancelled: boolean } | undefined
   #exitReason: string | undefined
   readonly #onExit: (() => void)[] = []
 
@@ -30,6 +31,10 @@ export class NeuralHost {
     this.#child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000) })
     this.#child.on('message', (m: FromHost) => {
       if (m.t === 'loaded' || m.t === 'load-failed') this.#loadWaiters.get(m.key)?.push(m)
+      else if (m.t === 'done') {
+        this.#lastRun = { sentences: m.sentences, cancelled: m.cancelled }
+        this.#calls.get(m.id)?.push(m)
+      }
       else this.#calls.get(m.id)?.push(m)
     })
     this.#child.on('exit', (code, signal) => {
@@ -39,6 +44,9 @@ export class NeuralHost {
       for (const f of this.#onExit) f()
     })
   }
+
+  /** How the last synthesis ended in the runtime: sentences generated, and whether a cancel stopped it. */
+  get lastRun() { return this.#lastRun }
 
   get alive(): boolean { return this.#exitReason === undefined }
   onExit(f: () => void): void { this.#onExit.push(f) }

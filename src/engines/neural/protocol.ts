@@ -16,5 +16,5 @@ export type FromHost =
   | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
   | { readonly t: 'load-failed'; readonly key: string; readonly message: string }
   | { readonly t: 'chunk'; readonly id: number; readonly samples: Float32Array }
-  | { readonly t: 'done'; readonly id: number }
+  | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
   | { readonly t: 'failed'; readonly id: number; readonly message: string }
