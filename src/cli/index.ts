@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { tuneMalloc } from '../malloc-tuning.js'
 import { registerKeyCommands } from './keys.js'
+import { registerModelCommands } from './models.js'
 import { registerServeCommand } from './serve.js'
 import { registerTranscribeCommand } from './transcribe.js'
 
@@ -14,5 +15,6 @@ const program = new Command()
 registerServeCommand(program)
 registerKeyCommands(program)
 registerTranscribeCommand(program)
+registerModelCommands(program)
 
 await program.parseAsync(process.argv)

@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { SpeechError } from '../errors.js'
+
+export interface DownloadOptions {
+  /** Called as bytes arrive: bytes on disk so far, and the total when the server says it. */
+  readonly onProgress?: (done: number, total: number | undefined) => void
+  readonly signal?: AbortSignal
+}
+
+/**
+ * Downloads `url` into `partFile`, resuming from what a previous attempt left there (HTTP Range). A server
+ * that ignores the range sends the whole file again, which then replaces the partial one. Returns the size.
+ */
+export async function download(url: string, partFile: string, options: DownloadOptions = {}): Promise<number> {
+  const have = await stat(partFile).then((s) => s.size, () => 0)
+  const res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, ...(options.signal && { signal: options.signal }) })
+    .catch((err: unknown) => {
+      if (options.signal?.aborted) throw err
+      throw new SpeechError('engine_failed', `could not reach ${url}: ${err instanceof Error ? (err.cause as Error | undefined)?.message ?? err.message : String(err)}`)
+    })
+  if (res.status === 416 && have > 0) {
+    // Nothing left to fetch: the part file is already complete.
+    await res.body?.cancel()
+    return have
+  }
+  if (!res.ok || !res.body) throw new SpeechError('engine_failed', `download of ${url} failed: HTTP ${res.status} ${res.statusText}`)
+  const resumed = res.status === 206
+  const length = Number(res.headers.get('content-length') ?? NaN)
+  const total = Number.isFinite(length) ? length + (resumed ? have : 0) : undefined
+  let done = resumed ? have : 0
+  options.onProgress?.(done, total)
+  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)
+  body.on('data', (chunk: Buffer) => {
+    done += chunk.length
+    options.onProgress?.(done, total)
+  })
+  await pipeline(body, createWriteStream(partFile, { flags: resumed ? 'a' : 'w' }), options.signal ? { signal: options.signal } : {})
+  if (total !== undefined && done !== total) throw new SpeechError('engine_failed', `download of ${url} ended early (${done} of ${total} bytes); run the command again to resume`)
+  return done
+}
+
+/** SHA-256 of a file, lower-case hex. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  await pipeline(createReadStream(path), hash)
+  return hash.digest('hex')
+}
