@@ -34,11 +34,14 @@ export async function download(url: string, partFile: string, options: DownloadO
   let done = resumed ? have : 0
   options.onProgress?.(done, total)
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)
-  body.on('data', (chunk: Buffer) => {
-    done += chunk.length
-    options.onProgress?.(done, total)
-  })
-  await pipeline(body, createWriteStream(partFile, { flags: resumed ? 'a' : 'w' }), options.signal ? { signal: options.signal } : {})
+  const counted = async function* (source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
+      done += chunk.length
+      options.onProgress?.(done, total)
+      yield chunk
+    }
+  }
+  await pipeline(body, counted, createWriteStream(partFile, { flags: resumed ? 'a' : 'w' }), options.signal ? { signal: options.signal } : {})
   if (total !== undefined && done !== total) throw new SpeechError('engine_failed', `download of ${url} ended early (${done} of ${total} bytes); run the command again to resume`)
   return done
 }

@@ -60,7 +60,7 @@ export async function pullModel(modelsDir: string, url: string, options: PullOpt
   await mkdir(work, { recursive: true })
   try {
     if (ARCHIVE.test(name)) {
-      const staged = await unpackArchive(part, join(work, 'unpacked'), options.signal).catch(async (err: unknown) => {
+      const staged = await unpackArchive(part, join(work, 'unpacked'), options.signal, name).catch(async (err: unknown) => {
         // A broken archive is not resumable: start from scratch next time.
         await rm(part, { force: true })
         throw err
