@@ -66,9 +66,11 @@ beforeAll(async () => {
     if (cut !== undefined) {
       cutAfter.delete(req.url!)
       // Let the first bytes leave, then drop the connection mid-body.
-      // A graceful close after the bytes: they arrive, then the body ends short of its length.
+      // Close the connection once the client has stored what it got: the body ends short of its length.
       res.write(body.subarray(from, cut))
-      return void res.socket?.end()
+      const part = join(modelsDir, '.parla-cache', 'downloads', `${req.url!.slice(1)}.part`)
+      const poll = () => void stat(part).then((s) => s.size > 0, () => false).then((stored) => (stored ? res.socket?.end() : setTimeout(poll, 5)))
+      return poll()
     }
     res.end(body.subarray(from))
   })

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
-import { createReadStream, createWriteStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
-import { Readable } from 'node:stream'
+import { createReadStream } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { SpeechError } from '../errors.js'
 
@@ -33,15 +32,20 @@ export async function download(url: string, partFile: string, options: DownloadO
   const total = Number.isFinite(length) ? length + (resumed ? have : 0) : undefined
   let done = resumed ? have : 0
   options.onProgress?.(done, total)
-  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)
-  const counted = async function* (source: AsyncIterable<Buffer>) {
-    for await (const chunk of source) {
+  // Each piece is on disk before the next is read, so whatever arrived before a cut is kept for the resume.
+  const file = await open(partFile, resumed ? 'a' : 'w')
+  try {
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      await file.write(chunk)
       done += chunk.length
       options.onProgress?.(done, total)
-      yield chunk
     }
+  } catch (err) {
+    if (options.signal?.aborted) throw err
+    throw new SpeechError('engine_failed', `download of ${url} was cut off after ${done} bytes (${err instanceof Error ? err.message : String(err)}); run the command again to resume`)
+  } finally {
+    await file.close()
   }
-  await pipeline(body, counted, createWriteStream(partFile, { flags: resumed ? 'a' : 'w' }), options.signal ? { signal: options.signal } : {})
   if (total !== undefined && done !== total) throw new SpeechError('engine_failed', `download of ${url} ended early (${done} of ${total} bytes); run the command again to resume`)
   return done
 }
