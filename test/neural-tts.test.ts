@@ -23,7 +23,8 @@ beforeAll(async () => {
   await writePiperVoice(modelsDir, 'en_US-tone-low')
   await writePiperVoice(modelsDir, 'en_US-duo-low', { speakers: ['ann', 'bob'] })
   await writeSherpaVits(modelsDir, 'vits-piper-en_US-sherpa-low')
-  s = await startTestServer({ modelsDir })
+  await writePiperVoice(modelsDir, 'de_DE-tone-low', { language: 'de_DE' })
+  s = await startTestServer({ modelsDir, ttsRoutes: 's1=neural-en-us-duo-low-bob; *:de=neural-de-de-tone-low; *=neural-en-us-tone-low' })
 })
 
 afterAll(async () => {
@@ -31,8 +32,8 @@ afterAll(async () => {
   await rm(modelsDir, { recursive: true, force: true })
 })
 
-const speak = async (body: Record<string, unknown>) => {
-  const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { format: 'pcm', sample_rate: RATE, normalize: false, ...body } })
+const speak = async (body: Record<string, unknown>, model?: string) => {
+  const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, ...(model && { model }) }, payload: { format: 'pcm', sample_rate: RATE, normalize: false, ...body } })
   expect(res.statusCode, res.body).toBe(200)
   return pcm16(res.rawPayload)
 }
@@ -50,7 +51,7 @@ const phonemes = (ids: readonly number[]) => {
 describe('neural TTS through the runtime', () => {
   it('lists each voice (and each speaker) as a built-in voice model', async () => {
     const engine = await s.deps.speech.engines.get('neural')
-    expect(engine.voices().map((v) => v.id).sort()).toEqual(['en_US-duo-low-ann', 'en_US-duo-low-bob', 'en_US-tone-low', 'vits-piper-en_US-sherpa-low'])
+    expect(engine.voices().map((v) => v.id).sort()).toEqual(['de_DE-tone-low', 'en_US-duo-low-ann', 'en_US-duo-low-bob', 'en_US-tone-low', 'vits-piper-en_US-sherpa-low'])
     expect(engine.voices().find((v) => v.id === 'en_US-tone-low')!.languages).toEqual(['en-us'])
   })
 
@@ -81,5 +82,23 @@ describe('neural TTS through the runtime', () => {
     const { ids } = decodeTones(Float32Array.from(fast, (v) => v / 32768), RATE, SEGMENT / 2)
     expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
     expect(fast.length / normal.length).toBeCloseTo(0.5, 1)
+  })
+})
+
+describe('routing by the model header and language (ttsRoutes)', () => {
+  const decoded = (audio: Float32Array) => decodeTones(audio, RATE, SEGMENT)
+
+  it('sends each model header, and unknown ones, to its configured voice', async () => {
+    for (const [model, speaker] of [['s1', 1], ['s2-pro', 0], ['some-future-model', 0], [undefined, 0]] as const) {
+      const { ids, speakers } = decoded(await speak({ text: 'Hello world.' }, model))
+      expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
+      expect(new Set(speakers)).toEqual(new Set([speaker]))
+    }
+  })
+
+  it('picks the default voice per language', async () => {
+    const { ids } = decoded(await speak({ text: 'Guten Morgen, wie geht es dir heute?' }, 's2-pro'))
+    // German phonemes from eSpeak NG's German voice, through the German model.
+    expect(phonemes(ids)).toMatch(/^ɡˈuːtən mˈɔɾɡən, viː ɡˈeːt/)
   })
 })

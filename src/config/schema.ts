@@ -53,6 +53,11 @@ export const ConfigSchema = Type.Object(
     modelsDir: Type.String({ default: '' }),
     /** Neural runtime processes: how many neural syntheses run at once (each loads the models it serves). */
     neuralProcesses: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    /**
+     * Default voice by `model` header and language, for requests that name none: `<model>[:<language>]=<voice
+     * model id>` entries, `*` for any header (docs/models.md). Empty: the classic engines' defaults.
+     */
+    ttsRoutes: Type.String({ default: '' }),
     /** Inference threads per neural synthesis. */
     neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   },

@@ -5,6 +5,7 @@ import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
 import { createEngineSet, type EngineSet } from './engines.js'
 import { createTtsService, type TtsService } from './service.js'
+import { parseVoiceRoutes } from './routes.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 
 export interface TtsStack {
@@ -25,7 +26,7 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel })
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, routes: parseVoiceRoutes(config.ttsRoutes) })
   return {
     engines,
     catalog,

@@ -9,6 +9,7 @@ import type { ReferenceProfiles } from '../../voices/reference-profiles.js'
 import type { VoiceProfile } from '../../voices/types.js'
 import type { TtsParams } from './params.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
+import type { VoiceRoutes } from './routes.js'
 
 /** What TTS needs to know of a stored voice model. */
 export interface UsableModel {
@@ -38,6 +39,8 @@ export interface VoiceResolverDeps {
   readonly baseProfiles: BaseProfiles
   readonly references: ReferenceProfiles
   readonly lookupModel: ModelLookup
+  /** The configured default voice for a `model` header and language (`ttsRoutes`), if any. */
+  readonly routes?: VoiceRoutes
 }
 
 /**
@@ -59,12 +62,21 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
   }
 
-  const render = async (spec: Spec | undefined, language: string): Promise<VoiceRender> => {
+  const defaultFor = async (model: string, language: string): Promise<string> => {
+    const routed = deps.routes?.(model, language)
+    if (!routed) return deps.catalog.defaultFor(language)
+    if (!(await deps.catalog.find(routed))) {
+      throw new SpeechError('engine_failed', `ttsRoutes sends model '${model || '(none)'}' / language '${language}' to voice '${routed}', which is not installed; see 'parla models list' or GET /model`)
+    }
+    return routed
+  }
+
+  const render = async (spec: Spec | undefined, language: string, model: string): Promise<VoiceRender> => {
     if (spec?.builtin) {
       const found = (await deps.catalog.find(spec.builtin))!
       if (speaks(found.voice.languages, language)) return toRender(spec.modelId, found)
     }
-    const fallbackId = await deps.catalog.defaultFor(language)
+    const fallbackId = await defaultFor(model, language)
     if (!spec?.profile) return toRender(spec?.modelId ?? fallbackId, (await deps.catalog.find(fallbackId))!)
     return adapted(spec.modelId, spec.profile, language, fallbackId)
   }
@@ -102,7 +114,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     const chosen = new Map<string, VoiceRender>()
     for (const { speaker, language } of needs) {
       const key = `${speaker}\u0000${language}`
-      if (!chosen.has(key)) chosen.set(key, await render(specs[speaker] ?? specs[0], language))
+      if (!chosen.has(key)) chosen.set(key, await render(specs[speaker] ?? specs[0], language, params.model ?? ''))
     }
     return (speaker, language) => chosen.get(`${speaker}\u0000${language}`) ?? chosen.values().next().value!
   }
