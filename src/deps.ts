@@ -14,7 +14,7 @@ import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
-import { configureNeural } from './engines/tts/neural/settings.js'
+import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -69,7 +69,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       throw err
     }
   }
-  configureNeural({ modelsDir: config.modelsDir || join(dataDir, 'models'), processes: config.neuralProcesses, threads: config.neuralThreads })
+  configureNeural(neuralSettingsFrom(config, dataDir))
   const speech = createTtsStack(config, lookupModel)
   return {
     config,

@@ -58,6 +58,22 @@ export const ConfigSchema = Type.Object(
      * model id>` entries, `*` for any header (docs/models.md). Empty: the classic engines' defaults.
      */
     ttsRoutes: Type.String({ default: '' }),
+    /** A Fish-compatible server (fish-speech api_server, another Parla, the Fish cloud) for the `upstream` engine; empty: none. */
+    upstreamUrl: Type.String({ default: '' }),
+    /** Bearer key sent to the upstream. */
+    upstreamKey: Type.String({ default: '' }),
+    /** `model` header sent to the upstream. */
+    upstreamModel: Type.String({ default: 's2-pro' }),
+    /** Upstream voice model ids offered as `upstream-<id>` voices (comma-separated), besides `upstream-default`. */
+    upstreamVoices: Type.String({ default: '' }),
+    /** Languages the upstream speaks (comma-separated), for language routing. */
+    upstreamLanguages: Type.String({ default: 'en,zh,ja,ko,de,fr,es,ar,ru,nl,it,pl,pt' }),
+    /** Sample rate Parla expects from the upstream (fish-speech: 44100); other rates are resampled. */
+    upstreamSampleRate: Type.Integer({ default: 44_100, minimum: 8000, maximum: 48_000 }),
+    /** Seconds to wait for the upstream's first byte before retrying. */
+    upstreamTimeoutSec: Type.Number({ default: 30, minimum: 1 }),
+    /** Retries before the first byte (network errors, 429, 5xx). */
+    upstreamRetries: Type.Integer({ default: 2, minimum: 0, maximum: 10 }),
     /** Inference threads per neural synthesis. */
     neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   },

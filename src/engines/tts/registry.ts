@@ -11,6 +11,7 @@ export const TTS_ENGINES: Readonly<Record<string, () => Promise<TtsEngineFactory
   flite: async () => (await import('./flite/index.js')).createFliteEngine,
   'espeak-ng': async () => (await import('./espeak-ng/index.js')).createEspeakEngine,
   neural: async () => (await import('./neural/index.js')).createNeuralEngine,
+  upstream: async () => (await import('./upstream/index.js')).createUpstreamEngine,
 }
 
 export function ttsEngineIds(): string[] {
