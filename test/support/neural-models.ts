@@ -13,12 +13,12 @@ export const PHONEMES = ['_', '^', '$', ' ', '!', "'", '(', ')', ',', '-', '.', 
   ...'abcdefhijklmnopqrstuvwxyzæçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʲˈˌːˑ˞βθχᵻⱱ']
 export const phonemeIds = Object.fromEntries(PHONEMES.map((p, i) => [p, [i]]))
 
-export async function writePiperVoice(modelsDir: string, name: string, options: { sampleRate?: number; speakers?: readonly string[]; language?: string } = {}): Promise<string> {
+export async function writePiperVoice(modelsDir: string, name: string, options: { sampleRate?: number; speakers?: readonly string[]; language?: string; work?: number } = {}): Promise<string> {
   const dir = join(modelsDir, name)
   await mkdir(dir, { recursive: true })
   const speakers = options.speakers ?? []
   const sampleRate = options.sampleRate ?? 24_000
-  await writeFile(join(dir, `${name}.onnx`), toneVitsModel({ sampleRate, speakers: Math.max(1, speakers.length) }))
+  await writeFile(join(dir, `${name}.onnx`), toneVitsModel({ sampleRate, speakers: Math.max(1, speakers.length), ...(options.work && { work: options.work }) }))
   await writeFile(join(dir, `${name}.onnx.json`), JSON.stringify({
     audio: { sample_rate: sampleRate, quality: 'low' },
     espeak: { voice: options.language === 'de_DE' ? 'de' : 'en-us' },

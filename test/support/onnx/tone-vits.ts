@@ -12,9 +12,27 @@ export const STEP_HZ = 50
 /** Each speaker id moves every tone up by this much (half a token step), so the speaker survives gain changes. */
 export const SPEAKER_HZ = 25
 
-export function toneVitsModel(options: { readonly sampleRate: number; readonly speakers: number; readonly metadata?: Record<string, string | number> }): Uint8Array {
+/**
+ * `work`: layers of a 256-wide dense network run per token whose result is multiplied by zero before it
+ * touches the tones: compute shaped like an acoustic model (for the benchmark), without changing the output.
+ */
+export function toneVitsModel(options: { readonly sampleRate: number; readonly speakers: number; readonly metadata?: Record<string, string | number>; readonly work?: number }): Uint8Array {
   const sr = options.sampleRate
   const multi = options.speakers > 1
+  const layers = options.work ?? 0
+  const WIDTH = 256
+  const weights = (name: string, rows: number) => ({ name, type: FLOAT, dims: [rows, WIDTH], values: Array.from({ length: rows * WIDTH }, (_, i) => Math.sin(i * 12.9898) * 0.05) }) as const
+  const work: ModelSpec['nodes'] = layers === 0 ? [{ op: 'Identity', inputs: ['hz_pre'], outputs: ['hz_work'] }] : [
+    { op: 'Unsqueeze', inputs: ['ids_f', 'axis2'], outputs: ['h_in'] },
+    { op: 'MatMul', inputs: ['h_in', 'w_in'], outputs: ['h0'] },
+    ...Array.from({ length: layers }, (_, i) => [
+      { op: 'MatMul', inputs: [`h${i}`, 'w_hidden'], outputs: [`m${i}`] },
+      { op: 'Tanh', inputs: [`m${i}`], outputs: [`h${i + 1}`] },
+    ]).flat(),
+    { op: 'ReduceSum', inputs: [`h${layers}`, 'axis2'], outputs: ['h_sum'], attributes: [{ name: 'keepdims', i: 0 }] },
+    { op: 'Mul', inputs: ['h_sum', 'zero_f'], outputs: ['h_zero'] },
+    { op: 'Add', inputs: ['hz_pre', 'h_zero'], outputs: ['hz_work'] },
+  ]
   const spec: ModelSpec = {
     inputs: [
       { name: 'input', type: INT64, shape: [1, 'phonemes'] },
@@ -35,11 +53,14 @@ export function toneVitsModel(options: { readonly sampleRate: number; readonly s
       { name: 'out_shape', type: INT64, dims: [3], values: [1, 1, -1] },
       { name: 'speaker_hz', type: FLOAT, dims: [], values: [SPEAKER_HZ] },
       { name: 'amp', type: FLOAT, dims: [], values: [0.3] },
+      ...(layers > 0 ? [weights('w_in', 1), weights('w_hidden', WIDTH)] : []),
     ],
     nodes: [
       { op: 'Cast', inputs: ['input'], outputs: ['ids_f'], attributes: [{ name: 'to', i: FLOAT }] },
       { op: 'Mul', inputs: ['ids_f', 'step'], outputs: ['hz_step'] },
-      { op: 'Add', inputs: ['hz_step', 'base'], outputs: ['hz0'] },
+      { op: 'Add', inputs: ['hz_step', 'base'], outputs: ['hz_pre'] },
+      ...work,
+      { op: 'Identity', inputs: ['hz_work'], outputs: ['hz0'] },
       ...(multi
         ? [
             { op: 'Cast', inputs: ['sid'], outputs: ['sid_f'], attributes: [{ name: 'to', i: FLOAT }] },
