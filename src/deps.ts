@@ -15,6 +15,7 @@ import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
+import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -42,11 +43,15 @@ export interface DepsOverrides {
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.dataDir)
+  // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
+  const neural = neuralSettingsFrom(config, dataDir)
+  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural)
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)
   const asr = createAsrService({
     workers: config.asrWorkers,
+    ...(asrEngine && { engine: () => asrEngine }),
     ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
   })
   const models = createModelService({
@@ -69,7 +74,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       throw err
     }
   }
-  configureNeural(neuralSettingsFrom(config, dataDir))
+  configureNeural(neural)
   const speech = createTtsStack(config, lookupModel)
   return {
     config,

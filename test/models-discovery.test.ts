@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { discoverModels } from '../src/models/discover.js'
-import { writeGgml, writeKokoroLayout, writeMoonshineLayout, writePiperVoice, writeSherpaVits, writeWhisperLayout, writeZipVoiceLayout } from './support/neural-models.js'
+import { writeGgml, writeKokoroLayout, writeMoonshineLayout, writeNemoCtc, writePiperVoice, writeSherpaVits, writeWhisperLayout, writeZipVoiceLayout } from './support/neural-models.js'
 
 /** Discovery recognises each family in the layout its project publishes (synthetic files, real names and metadata). */
 let dir: string
@@ -18,6 +18,7 @@ beforeAll(async () => {
   await writeWhisperLayout(dir, 'sherpa-onnx-whisper-tiny')
   await writeWhisperLayout(dir, 'sherpa-onnx-whisper-tiny.en', false)
   await writeMoonshineLayout(dir, 'sherpa-onnx-moonshine-tiny-en-int8')
+  await writeNemoCtc(dir, 'sherpa-onnx-nemo-ctc-en-tone')
   await writeGgml(dir, 'ggml-base.en.bin')
   await writeGgml(dir, 'notes.bin')
 })
@@ -35,9 +36,10 @@ describe('model discovery', () => {
       'vits-piper-en_US-amy-low': { family: 'vits', kind: 'tts', languages: ['en'], speakers: 1, runnable: true },
       'kokoro-en-v0_19': { family: 'kokoro', kind: 'tts', languages: ['en'], speakers: 2, runnable: true },
       'sherpa-onnx-zipvoice-distill-zh-en-emilia': { family: 'zipvoice', kind: 'tts', languages: ['en', 'zh'], speakers: 1, runnable: true },
-      'sherpa-onnx-whisper-tiny': { family: 'whisper', kind: 'asr', languages: ['auto'], speakers: 0, runnable: false },
-      'sherpa-onnx-whisper-tiny.en': { family: 'whisper', kind: 'asr', languages: ['en'], speakers: 0, runnable: false },
-      'sherpa-onnx-moonshine-tiny-en-int8': { family: 'moonshine', kind: 'asr', languages: ['en'], speakers: 0, runnable: false },
+      'sherpa-onnx-whisper-tiny': { family: 'whisper', kind: 'asr', languages: ['auto'], speakers: 0, runnable: true },
+      'sherpa-onnx-whisper-tiny.en': { family: 'whisper', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },
+      'sherpa-onnx-moonshine-tiny-en-int8': { family: 'moonshine', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },
+      'sherpa-onnx-nemo-ctc-en-tone': { family: 'nemo-ctc', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },
       'ggml-base.en.bin': { family: 'whisper-ggml', kind: 'asr', languages: ['en'], speakers: 0, runnable: false },
     })
     expect(packages.find((p) => p.id === 'kokoro-en-v0_19')!.speakers).toEqual(['af_heart', 'am_adam'])

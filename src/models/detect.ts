@@ -35,10 +35,13 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   if (whisperEncoder && whisperTokens && find(/-decoder(\.int8)?\.onnx$/)) {
     const meta = await readOnnxMetadata(join(path, whisperEncoder)).catch(() => ({} as Record<string, string>))
     const multilingual = meta.is_multilingual !== '0' && !/\.en-/.test(whisperEncoder)
-    return { ...base, family: 'whisper', kind: 'asr', languages: multilingual ? ['auto'] : ['en'], speakers: [], runnable: false, note: 'Whisper is recognised; the ASR path through the neural runtime is not wired yet' }
+    const decoder = find(/-decoder(\.int8)?\.onnx$/)!
+    return { ...base, family: 'whisper', kind: 'asr', languages: multilingual ? ['auto'] : ['en'], speakers: [], runnable: true,
+      asr: { model: { whisper: { encoder: join(path, whisperEncoder), decoder: join(path, decoder), task: 'transcribe' } }, tokens: join(path, whisperTokens) } }
   }
-  if (has('preprocess.onnx') && find(/^encode/) && find(/^uncached_decode/) && find(/^cached_decode/)) {
-    return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: false, note: 'Moonshine is recognised; the ASR path through the neural runtime is not wired yet' }
+  if (has('preprocess.onnx') && find(/^encode/) && find(/^uncached_decode/) && find(/^cached_decode/) && has('tokens.txt')) {
+    return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: true,
+      asr: { model: { moonshine: { preprocessor: join(path, 'preprocess.onnx'), encoder: join(path, find(/^encode/)!), uncachedDecoder: join(path, find(/^uncached_decode/)!), cachedDecoder: join(path, find(/^cached_decode/)!) } }, tokens: join(path, 'tokens.txt') } }
   }
   const encoder = find(/^encoder.*\.onnx$/)
   const decoder = find(/^decoder.*\.onnx$/)
@@ -63,6 +66,11 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   }
   if (has('tokens.txt')) {
     const meta = await readOnnxMetadata(join(path, onnx))
+    if (meta.vocab_size && meta.subsampling_factor) {
+      // A NeMo CTC export (sherpa-onnx's `sherpa-onnx-nemo-*-ctc-*` archives).
+      return { ...base, family: 'nemo-ctc', kind: 'asr', languages: langs(meta.language).length ? langs(meta.language) : ['en'], speakers: [], runnable: true,
+        asr: { model: { nemoCtc: { model: join(path, onnx) } }, tokens: join(path, 'tokens.txt') } }
+    }
     if (!meta.sample_rate) return { ...base, family: 'vits', kind: 'tts', languages: [], speakers: [], runnable: false, note: `${onnx} has no sample_rate metadata: not a sherpa-onnx TTS export` }
     const n = Number(meta.n_speakers ?? 1)
     return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default'], runnable: true,

@@ -1,7 +1,7 @@
-import type { TtsLoadConfig } from '../engines/neural/protocol.js'
+import type { AsrLoadConfig, TtsLoadConfig } from '../engines/neural/protocol.js'
 
 /** Model families Parla recognises by their published layouts (docs/models.md). */
-export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'whisper-ggml'
+export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'whisper-ggml'
 
 /** One model package found in `modelsDir`: a folder (or a single file) as its project publishes it. */
 export interface ModelPackage {
@@ -21,4 +21,6 @@ export interface ModelPackage {
   readonly clones?: boolean
   /** Runtime configuration (files), resolved when the model is first used. */
   readonly prepare?: () => Promise<TtsLoadConfig>
+  /** Runtime configuration of an ASR package (files). */
+  readonly asr?: AsrLoadConfig
 }

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildModel, FLOAT } from './onnx/graph.js'
 import { toneVitsModel } from './onnx/tone-vits.js'
+import { toneCtcModel } from './onnx/tone-ctc.js'
 
 /**
  * Synthetic model packages in the layouts their projects publish, for discovery, `parla models add` and the
@@ -97,3 +98,15 @@ export async function writeGgml(modelsDir: string, name = 'ggml-base.en.bin'): P
   await writeFile(join(modelsDir, name), Buffer.from([0x6c, 0x6d, 0x67, 0x67, 0, 0, 0, 0]))
 }
 
+
+/** Words the tone CTC model says: token k (1..8) is the k-th word. */
+export const CTC_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']
+
+/** A sherpa-onnx NeMo CTC release folder (`model.onnx`, `tokens.txt` with BPE word starts) holding the tone CTC model. */
+export async function writeNemoCtc(modelsDir: string, name: string): Promise<string> {
+  const dir = join(modelsDir, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'model.onnx'), toneCtcModel())
+  await writeFile(join(dir, 'tokens.txt'), ['<blk>', ...CTC_WORDS.map((w) => `▁${w}`)].map((t, i) => `${t} ${i}`).join('\n') + '\n')
+  return dir
+}

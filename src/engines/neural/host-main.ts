@@ -1,5 +1,5 @@
 import sherpa from 'sherpa-onnx-node'
-import type { FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
 
 /**
  * The neural host process: loads models into sherpa-onnx and runs them with its async API (inference on
@@ -12,10 +12,15 @@ interface Tts {
   readonly numSpeakers: number
   generateAsync(request: Record<string, unknown>): Promise<{ samples: Float32Array; sampleRate: number }>
 }
-interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> } }
+interface Recognizer {
+  createStream(): { acceptWaveform(w: { sampleRate: number; samples: Float32Array }): void }
+  decodeAsync(stream: unknown): Promise<AsrRawResult>
+}
+interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; OfflineRecognizer: { createAsync(config: unknown): Promise<Recognizer> } }
 
 const runtime = sherpa as unknown as Sherpa
 const models = new Map<string, Tts>()
+const recognizers = new Map<string, Recognizer>()
 const cancelled = new Set<number>()
 const send = (m: FromHost) => process.send?.(m)
 
@@ -58,8 +63,36 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
   }
 }
 
+async function loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<void> {
+  try {
+    const recognizer = recognizers.get(key) ?? await runtime.OfflineRecognizer.createAsync({
+      modelConfig: { ...config.model, tokens: config.tokens, numThreads: threads, provider: 'cpu', debug: 0 },
+      featConfig: { sampleRate: 16_000, featureDim: 80 },
+    })
+    recognizers.set(key, recognizer)
+    send({ t: 'loaded', key, sampleRate: 16_000, speakers: 0 })
+  } catch (err) {
+    send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
+async function transcribe(m: Extract<ToHost, { t: 'transcribe' }>): Promise<void> {
+  const recognizer = recognizers.get(m.key)
+  if (!recognizer) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  try {
+    const stream = recognizer.createStream()
+    stream.acceptWaveform({ sampleRate: m.sampleRate, samples: m.samples })
+    const r = await recognizer.decodeAsync(stream)
+    send({ t: 'transcribed', id: m.id, result: { text: r.text, tokens: r.tokens ?? [], timestamps: r.timestamps ?? [], ...(r.lang && { lang: r.lang }) } })
+  } catch (err) {
+    send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
 process.on('message', (m: ToHost) => {
   if (m.t === 'load') void load(m.key, m.config, m.threads)
+  else if (m.t === 'asr-load') void loadAsr(m.key, m.config, m.threads)
+  else if (m.t === 'transcribe') void transcribe(m)
   else if (m.t === 'synth') void synth(m)
   else if (m.t === 'cancel') cancelled.add(m.id)
 })

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { bundle } from '../../module-worker.js'
 import { SpeechError } from '../../errors.js'
 import { abortReason } from '../../abort.js'
-import type { FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
 
 export interface LoadedModel { readonly sampleRate: number; readonly speakers: number }
 export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
@@ -51,8 +51,49 @@ export class NeuralHost {
   get alive(): boolean { return this.#exitReason === undefined }
   onExit(f: () => void): void { this.#onExit.push(f) }
 
-  /** Loads a model once per process; rejects with `engine_failed` naming why the runtime refused it. */
+  /** Loads a TTS model once per process; rejects with `engine_failed` naming why the runtime refused it. */
   load(key: string, config: TtsLoadConfig, threads: number): Promise<LoadedModel> {
+    return this.#load(key, { t: 'load', key, config, threads })
+  }
+
+  /** Loads an ASR model once per process. */
+  loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<LoadedModel> {
+    return this.#load(`asr:${key}`, { t: 'asr-load', key: `asr:${key}`, config, threads })
+  }
+
+  /**
+   * Recognises one utterance. An abort rejects at once; the runtime cannot stop a decode half-way, so the
+   * returned `settled` promise says when the process is free again.
+   */
+  transcribe(key: string, samples: Float32Array, sampleRate: number, signal?: AbortSignal): { result: Promise<AsrRawResult>; settled: Promise<void> } {
+    const id = this.#nextId++
+    let settle!: () => void
+    const settled = new Promise<void>((r) => (settle = r))
+    const result = new Promise<AsrRawResult>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(signal!))
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const done = () => { signal?.removeEventListener('abort', onAbort); this.#calls.delete(id); settle() }
+      this.#calls.set(id, {
+        push: (m) => {
+          if (m.t === 'transcribed') resolve(m.result)
+          else if (m.t === 'failed') reject(new SpeechError('engine_failed', `[neural] recognition failed: ${m.message}`))
+          else return
+          done()
+        },
+        fail: (err) => { reject(err); done() },
+      })
+      try {
+        this.#send({ t: 'transcribe', id, key: `asr:${key}`, samples, sampleRate })
+      } catch (err) {
+        reject(err)
+        done()
+      }
+    })
+    result.catch(() => {})
+    return { result, settled }
+  }
+
+  #load(key: string, message: ToHost): Promise<LoadedModel> {
     let loading = this.#loads.get(key)
     if (!loading) {
       loading = new Promise<LoadedModel>((resolve, reject) => {
@@ -64,7 +105,7 @@ export class NeuralHost {
           },
           fail: reject,
         })
-        this.#send({ t: 'load', key, config, threads })
+        this.#send(message)
       })
       loading.catch(() => this.#loads.delete(key))
       this.#loads.set(key, loading)

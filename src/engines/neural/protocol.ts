@@ -7,7 +7,23 @@ export interface TtsLoadConfig {
   readonly zipvoice?: { readonly encoder: string; readonly decoder: string; readonly vocoder: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
 }
 
+/** sherpa-onnx `OfflineRecognizer` model fields for one ASR family (file paths). */
+export interface AsrLoadConfig {
+  readonly model: Readonly<Record<string, Readonly<Record<string, string>>>>
+  readonly tokens: string
+}
+
+/** What the runtime returns for one utterance: text, and one start time per token. */
+export interface AsrRawResult {
+  readonly text: string
+  readonly tokens: readonly string[]
+  readonly timestamps: readonly number[]
+  readonly lang?: string
+}
+
 export type ToHost =
+  | { readonly t: 'asr-load'; readonly key: string; readonly config: AsrLoadConfig; readonly threads: number }
+  | { readonly t: 'transcribe'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly sampleRate: number }
   | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
   | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
   | { readonly t: 'cancel'; readonly id: number }
@@ -18,3 +34,4 @@ export type FromHost =
   | { readonly t: 'chunk'; readonly id: number; readonly samples: Float32Array }
   | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
   | { readonly t: 'failed'; readonly id: number; readonly message: string }
+  | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }
