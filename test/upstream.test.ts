@@ -126,6 +126,20 @@ describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () =
     expect(forwarded).toEqual([])
   })
 
+  it('references go to the upstream as they are, for it to clone from', async () => {
+    const direct = await fetch(`${upstreamUrl}/v1/tts`, { method: 'POST', headers: { authorization: `Bearer ${upstreamKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, format: 'wav' }) })
+    const clip = new Uint8Array(await direct.arrayBuffer())
+    forwarded.length = 0
+    const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, model: 's2-pro' }, payload: { text: 'Good morning to you.', format: 'pcm', sample_rate: RATE, references: [{ audio: Buffer.from(clip).toString('base64'), text: TEXT }] } })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(rmsDb(pcm16(res.rawPayload))).toBeGreaterThan(-35)
+    expect(forwarded).toHaveLength(1)
+    const refs = forwarded[0]!.body.references as { audio: string; text: string }[]
+    expect(refs.map((r) => r.text)).toEqual([TEXT])
+    expect(Buffer.from(refs[0]!.audio, 'base64').equals(Buffer.from(clip))).toBe(true)
+    expect(forwarded[0]!.body.reference_id).toBeUndefined()
+  })
+
   it('SSE: word timings are added to the upstream audio', async () => {
     const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, model: 's2-pro' }, payload: { text: TEXT, format: 'pcm', sample_rate: RATE } })
     expect(res.statusCode).toBe(200)

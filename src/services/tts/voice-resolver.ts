@@ -10,6 +10,7 @@ import type { VoiceProfile } from '../../voices/types.js'
 import type { TtsParams } from './params.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
 import type { VoiceRoutes } from './routes.js'
+import type { ReferenceClip } from '../../engines/tts/types.js'
 
 /** What TTS needs to know of a stored voice model. */
 export interface UsableModel {
@@ -32,7 +33,7 @@ const NOT_READY: Record<string, (reason: string) => string> = {
 export type ModelLookup = (id: string, principal: Principal) => Promise<UsableModel | null>
 
 /** A speaker's voice before the chunk language is known: a built-in voice, or a measured profile to imitate. */
-type Spec = { readonly modelId: string; readonly builtin?: string; readonly profile?: VoiceProfile }
+type Spec = { readonly modelId: string; readonly builtin?: string; readonly profile?: VoiceProfile; readonly references?: readonly ReferenceClip[] }
 
 export interface VoiceResolverDeps {
   readonly catalog: BuiltinCatalog
@@ -71,9 +72,17 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     return routed
   }
 
+  /** The voice `ttsRoutes` picks for this header and language, when its engine clones from references. */
+  const clonerFor = async (model: string, language: string): Promise<string | undefined> => {
+    const routed = deps.routes?.(model, language)
+    const found = routed ? await deps.catalog.find(routed) : null
+    return found?.engine.capabilities.cloning === 'references' ? routed : undefined
+  }
+
   const render = async (spec: Spec | undefined, language: string, model: string): Promise<VoiceRender> => {
     if (spec?.builtin) {
       const found = (await deps.catalog.find(spec.builtin))!
+      if (spec.references) return { ...toRender(spec.modelId, found), references: spec.references }
       if (speaks(found.voice.languages, language)) return toRender(spec.modelId, found)
     }
     const fallbackId = await defaultFor(model, language)
@@ -107,6 +116,12 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
       const refs = params.references[s]
       if (id) specs.push(await specFor(id, principal))
       else if (refs && refs.length > 0) {
+        // An engine that clones by itself (a fish-speech upstream, ZipVoice) takes the clips as they are.
+        const cloner = await clonerFor(params.model ?? '', needs[0]?.language ?? 'en')
+        if (cloner) {
+          specs.push({ modelId: 'references', builtin: cloner, references: refs })
+          continue
+        }
         const loc = params.references.length > 1 ? ['body', 'references', String(s)] : ['body', 'references']
         specs.push({ modelId: 'references', profile: await deps.references.analyze(refs, loc, signal) })
       } else specs.push(undefined)

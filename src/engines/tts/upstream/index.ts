@@ -25,7 +25,7 @@ export async function createUpstreamEngine(): Promise<TtsEngine> {
   return {
     id: 'upstream',
     sampleRate: rate,
-    capabilities: { languages: settings?.languages ?? [], wordTimings: 'estimated', rate: false, pitch: false, streaming: 'incremental', sampling: ['temperature', 'topP', 'repetitionPenalty', 'maxNewTokens'] },
+    capabilities: { languages: settings?.languages ?? [], wordTimings: 'estimated', rate: false, pitch: false, streaming: 'incremental', sampling: ['temperature', 'topP', 'repetitionPenalty', 'maxNewTokens'], cloning: 'references' },
     voices: () => voices,
     async *synthesize(request: SynthesisRequest, options = {}) {
       if (!settings) throw new SpeechError('engine_failed', '[upstream] no upstream is configured (upstreamUrl)')
@@ -80,7 +80,9 @@ async function connect(settings: UpstreamSettings, request: SynthesisRequest, si
           text: request.text,
           format: 'wav',
           streaming: true,
-          ...(request.voice !== 'default' && { reference_id: request.voice }),
+          ...(request.voice !== 'default' && !request.references?.length && { reference_id: request.voice }),
+          // fish-speech's ServeReferenceAudio: {audio: bytes, text}; base64 in JSON.
+          ...(request.references?.length && { references: request.references.map((r) => ({ audio: Buffer.from(r.audio).toString('base64'), text: r.text })) }),
           ...(request.sampling?.temperature !== undefined && { temperature: request.sampling.temperature }),
           ...(request.sampling?.topP !== undefined && { top_p: request.sampling.topP }),
           ...(request.sampling?.repetitionPenalty !== undefined && { repetition_penalty: request.sampling.repetitionPenalty }),
