@@ -13,7 +13,7 @@ beforeAll(async () => {
   await writePiperVoice(dir, 'de_DE-thorsten-low', { language: 'de_DE', sampleRate: 22_050 })
   await writePiperVoice(dir, 'en_US-libritts_r-medium', { speakers: ['p3922', 'p4014', 'p5022'] })
   await writeSherpaVits(dir, 'vits-piper-en_US-amy-low')
-  await writeKokoroLayout(dir, 'kokoro-en-v0_19')
+  await writeKokoroLayout(dir, 'kokoro-en-v0_19', true)
   await writeZipVoiceLayout(dir, 'sherpa-onnx-zipvoice-distill-zh-en-emilia')
   await writeWhisperLayout(dir, 'sherpa-onnx-whisper-tiny')
   await writeWhisperLayout(dir, 'sherpa-onnx-whisper-tiny.en', false)

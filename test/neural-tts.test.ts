@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { pcm16 } from './helpers/tts-audio.js'
-import { PHONEMES, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
+import { PHONEMES, writeKokoroLayout, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
 import { decodeTones, TOKEN_SECONDS } from './support/onnx/tone-vits.js'
 
 /**
@@ -24,6 +24,7 @@ beforeAll(async () => {
   await writePiperVoice(modelsDir, 'en_US-duo-low', { speakers: ['ann', 'bob'] })
   await writeSherpaVits(modelsDir, 'vits-piper-en_US-sherpa-low')
   await writePiperVoice(modelsDir, 'de_DE-tone-low', { language: 'de_DE' })
+  await writeKokoroLayout(modelsDir, 'kokoro-en-v0_19')
   s = await startTestServer({ modelsDir, ttsRoutes: 's1=neural-en-us-duo-low-bob; *:de=neural-de-de-tone-low; *=neural-en-us-tone-low' })
 })
 
@@ -51,20 +52,20 @@ const phonemes = (ids: readonly number[]) => {
 describe('neural TTS through the runtime', () => {
   it('lists each voice (and each speaker) as a built-in voice model', async () => {
     const engine = await s.deps.speech.engines.get('neural')
-    expect(engine.voices().map((v) => v.id).sort()).toEqual(['de_DE-tone-low', 'en_US-duo-low-ann', 'en_US-duo-low-bob', 'en_US-tone-low', 'vits-piper-en_US-sherpa-low'])
+    expect(engine.voices().map((v) => v.id).sort()).toEqual(['de_DE-tone-low', 'en_US-duo-low-ann', 'en_US-duo-low-bob', 'en_US-tone-low', 'kokoro-en-v0_19-af_heart', 'kokoro-en-v0_19-am_adam', 'vits-piper-en_US-sherpa-low'])
     expect(engine.voices().find((v) => v.id === 'en_US-tone-low')!.languages).toEqual(['en-us'])
   })
 
   it('speaks eSpeak NG phonemes of the text, in order, at the requested sample rate', async () => {
     const audio = await speak({ text: 'Hello world.', reference_id: 'neural-en-us-tone-low' })
-    const { ids } = decodeTones(Float32Array.from(audio, (v) => v / 32768), RATE, SEGMENT)
+    const { ids } = decodeTones(audio, RATE, SEGMENT)
     expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
   })
 
   it('passes the speaker id of a multi-speaker voice', async () => {
     for (const [voice, speaker] of [['neural-en-us-duo-low-ann', 0], ['neural-en-us-duo-low-bob', 1]] as const) {
       const audio = await speak({ text: 'Hello world.', reference_id: voice })
-      const { ids, speakers } = decodeTones(Float32Array.from(audio, (v) => v / 32768), RATE, SEGMENT)
+      const { ids, speakers } = decodeTones(audio, RATE, SEGMENT)
       expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
       expect(new Set(speakers)).toEqual(new Set([speaker]))
     }
@@ -72,14 +73,22 @@ describe('neural TTS through the runtime', () => {
 
   it('runs a sherpa-onnx VITS release folder too', async () => {
     const audio = await speak({ text: 'Hello world.', reference_id: 'neural-vits-piper-en-us-sherpa-low' })
-    const { ids } = decodeTones(Float32Array.from(audio, (v) => v / 32768), RATE, SEGMENT)
+    const { ids } = decodeTones(audio, RATE, SEGMENT)
     expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
+  })
+
+  it('runs a sherpa-onnx Kokoro release: each speaker (style vectors from voices.bin) is a voice', async () => {
+    for (const [voice, speaker] of [['neural-kokoro-en-v0-19-af-heart', 0], ['neural-kokoro-en-v0-19-am-adam', 1]] as const) {
+      const { ids, speakers } = decodeTones(await speak({ text: 'Hello world.', reference_id: voice }), RATE, SEGMENT)
+      expect(ids.map((id) => PHONEMES[id]).join('')).toContain('həlˈoʊ wˈɜːld.')
+      expect(new Set(speakers)).toEqual(new Set([speaker]))
+    }
   })
 
   it('passes the speed to the model (length_scale), not by stretching afterwards', async () => {
     const normal = await speak({ text: 'Hello world.', reference_id: 'neural-en-us-tone-low' })
     const fast = await speak({ text: 'Hello world.', reference_id: 'neural-en-us-tone-low', prosody: { speed: 2 } })
-    const { ids } = decodeTones(Float32Array.from(fast, (v) => v / 32768), RATE, SEGMENT / 2)
+    const { ids } = decodeTones(fast, RATE, SEGMENT / 2)
     expect(phonemes(ids)).toBe('həlˈoʊ wˈɜːld.')
     expect(fast.length / normal.length).toBeCloseTo(0.5, 1)
   })

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { buildModel, FLOAT } from './onnx/graph.js'
 import { toneVitsModel } from './onnx/tone-vits.js'
 import { toneCtcModel } from './onnx/tone-ctc.js'
+import { kokoroVoices, STYLE_ROWS, STYLE_WIDTH, toneKokoroModel } from './onnx/tone-kokoro.js'
 
 /**
  * Synthetic model packages in the layouts their projects publish, for discovery, `parla models add` and the
@@ -56,12 +57,17 @@ const stub = (metadata: Record<string, string | number>) => buildModel({
   metadata,
 })
 
-/** A sherpa-onnx `kokoro-*` release: model.onnx, voices.bin, tokens.txt, espeak-ng-data/. */
-export async function writeKokoroLayout(modelsDir: string, name: string): Promise<void> {
+/**
+ * A sherpa-onnx `kokoro-en-v0_19` release: model.onnx (a tone model with Kokoro's inputs and metadata),
+ * voices.bin, tokens.txt. Its `espeak-ng-data/` is left out unless `withEspeakFolder` (then empty, for layout
+ * checks only): Parla supplies eSpeak NG's data.
+ */
+export async function writeKokoroLayout(modelsDir: string, name: string, withEspeakFolder = false): Promise<void> {
   const dir = join(modelsDir, name)
-  await mkdir(join(dir, 'espeak-ng-data'), { recursive: true })
-  await writeFile(join(dir, 'model.onnx'), stub({ model_type: 'kokoro', language: 'English', sample_rate: 24_000, n_speakers: 2, speaker_names: 'af_heart,am_adam', voice: 'en-us', style_dim: '1,256' }))
-  await writeFile(join(dir, 'voices.bin'), new Uint8Array(2 * 510 * 256 * 4))
+  await mkdir(withEspeakFolder ? join(dir, 'espeak-ng-data') : dir, { recursive: true })
+  const metadata = { model_type: 'kokoro', language: 'English', sample_rate: 24_000, n_speakers: 2, speaker_names: 'af_heart,am_adam', voice: 'en-us', has_espeak: 1, version: 1, style_dim: `${STYLE_ROWS},1,${STYLE_WIDTH}` }
+  await writeFile(join(dir, 'model.onnx'), toneKokoroModel(24_000, metadata))
+  await writeFile(join(dir, 'voices.bin'), kokoroVoices(2))
   await writeFile(join(dir, 'tokens.txt'), tokensTxt())
 }
 
