@@ -16,6 +16,7 @@ import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
+import { referenceClips } from './services/models/reference-clips.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -68,7 +69,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
       const m = await models.get(principal.accountId, id)
-      return { id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null }
+      return {
+        id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null,
+        references: () => referenceClips(m.samples, blobs),
+      }
     } catch (err) {
       if (err instanceof SpeechError && err.code === 'not_found') return null
       throw err

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { LiveClient } from './helpers/live.js'
+import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16, rmsDb } from './helpers/tts-audio.js'
 
@@ -138,6 +139,20 @@ describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () =
     expect(refs.map((r) => r.text)).toEqual([TEXT])
     expect(Buffer.from(refs[0]!.audio, 'base64').equals(Buffer.from(clip))).toBe(true)
     expect(forwarded[0]!.body.reference_id).toBeUndefined()
+  })
+
+  it('a trained voice model gives its samples and transcripts to the upstream as references', async () => {
+    const direct = await fetch(`${upstreamUrl}/v1/tts`, { method: 'POST', headers: { authorization: `Bearer ${upstreamKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, format: 'wav' }) })
+    const clip = new Uint8Array(await direct.arrayBuffer())
+    const created = await createModel(s, s.asAlice, { voices: [clip], texts: [TEXT] })
+    expect((await waitForTraining(s, s.asAlice, created._id, 60_000)).state).toBe('trained')
+    forwarded.length = 0
+    const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, model: 's2-pro' }, payload: { text: 'Good morning to you.', reference_id: created._id, format: 'pcm', sample_rate: RATE } })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(forwarded).toHaveLength(1)
+    const refs = forwarded[0]!.body.references as { audio: string; text: string }[]
+    expect(refs.map((r) => r.text)).toEqual([TEXT])
+    expect(Buffer.from(refs[0]!.audio, 'base64').equals(Buffer.from(clip))).toBe(true)
   })
 
   it('SSE: word timings are added to the upstream audio', async () => {

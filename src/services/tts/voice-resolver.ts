@@ -20,6 +20,8 @@ export interface UsableModel {
   /** Built-in voice model id this model speaks with, if it is (or wraps) a built-in voice. */
   readonly builtinVoice: string | null
   readonly profile: VoiceProfile | null
+  /** The model's voice samples and transcripts, for engines that clone from references. */
+  readonly references?: () => Promise<readonly ReferenceClip[]>
 }
 
 /** Why a model cannot speak yet, by state (409). */
@@ -50,16 +52,22 @@ export interface VoiceResolverDeps {
  * `reference_id` wins over `references` for the same speaker (as in fish-speech).
  */
 export function createVoiceResolver(deps: VoiceResolverDeps) {
-  const specFor = async (id: string, principal: Principal): Promise<Spec> => {
+  const specFor = async (id: string, principal: Principal, model: string, language: string): Promise<Spec> => {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
-    const model = await deps.lookupModel(id, principal)
-    if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
-    if (model.state !== 'trained') {
-      const why = NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`
+    const found = await deps.lookupModel(id, principal)
+    if (!found) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
+    if (found.state !== 'trained') {
+      const why = NOT_READY[found.state]?.(found.stateReason) ?? `is in state ${found.state}`
       throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
     }
-    if (model.builtinVoice) return { modelId: id, builtin: model.builtinVoice }
-    if (model.profile) return { modelId: id, profile: model.profile }
+    if (found.builtinVoice) return { modelId: id, builtin: found.builtinVoice }
+    // A trained voice on an engine that clones by itself: its samples and transcripts are the references.
+    const cloner = found.references && await clonerFor(model, language)
+    if (cloner) {
+      const references = await found.references!()
+      if (references.length > 0) return { modelId: id, builtin: cloner, references }
+    }
+    if (found.profile) return { modelId: id, profile: found.profile }
     throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
   }
 
@@ -114,7 +122,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     for (let s = 0; s < speakers; s++) {
       const id = params.referenceIds[s]
       const refs = params.references[s]
-      if (id) specs.push(await specFor(id, principal))
+      if (id) specs.push(await specFor(id, principal, params.model ?? '', needs[0]?.language ?? 'en'))
       else if (refs && refs.length > 0) {
         // An engine that clones by itself (a fish-speech upstream, ZipVoice) takes the clips as they are.
         const cloner = await clonerFor(params.model ?? '', needs[0]?.language ?? 'en')
