@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { pack } from 'tar-stream'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { pullModel } from '../src/models/store.js'
 import { writeGgml, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
 
@@ -82,6 +82,8 @@ beforeEach(async () => {
   modelsDir = await mkdtemp(join(tmpdir(), 'parla-models-'))
   requests.length = 0
 })
+
+afterEach(() => rm(modelsDir, { recursive: true, force: true }))
 
 afterAll(async () => {
   server?.close()
