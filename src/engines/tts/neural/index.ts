@@ -23,6 +23,7 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
   const voices = builtinVoices(packages.filter((p) => p.kind === 'tts' && p.runnable))
   const byId = new Map(voices.map((v) => [v.voice.id, v]))
   let pool: Promise<ResourcePool<NeuralHost>> | undefined
+  let started: ResourcePool<NeuralHost> | undefined
   const getPool = () => (pool ??= ResourcePool.start<NeuralHost>({
     name: 'neural',
     size: settings.processes,
@@ -32,7 +33,7 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
       return host
     },
     destroy: (host) => host.terminate(),
-  }))
+  }).then((p) => (started = p)))
   const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
 
   return {
@@ -43,7 +44,8 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
       wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
     },
     voices: () => voices.map((v) => v.voice),
-    saturated: () => false,
+    // Every process busy: the service then starts a balanced request with a short first phrase.
+    saturated: () => started?.saturated ?? false,
     async *synthesize(request: SynthesisRequest, options = {}) {
       const found = byId.get(request.voice)
       if (!found) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
