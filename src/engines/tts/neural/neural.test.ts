@@ -55,6 +55,14 @@ describe('neural engine', () => {
     expect((await collect(engine, { text: 'Hello.', voice: 'en_US-tone-low' })).duration).toBeGreaterThan(0)
   })
 
+  it('is saturated while its only process works, and free once the consumer stops', async () => {
+    const it = engine.synthesize({ text: LONG_TEXT, voice: 'en_US-tone-low' })[Symbol.asyncIterator]()
+    expect((await it.next()).done).toBe(false)
+    expect(engine.saturated!()).toBe(true)
+    await it.return!(undefined)
+    expect(engine.saturated!()).toBe(false)
+  })
+
   it('rejects unknown voices and ignores empty text', async () => {
     await expect(collect(engine, { text: 'Hello.', voice: 'nope' })).rejects.toMatchObject({ code: 'bad_request' })
     expect((await collect(engine, { text: '   ', voice: 'en_US-tone-low' })).chunks).toBe(0)
