@@ -46,7 +46,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const dataDir = resolve(config.dataDir)
   // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
-  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural)
+  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)

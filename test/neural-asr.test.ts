@@ -55,6 +55,24 @@ describe('/v1/asr through a neural ASR package', () => {
     expect(JSON.stringify(body)).toMatch(/language 'de' is not supported; supported: en \(/)
   })
 
+  it('routes by language: each language to its engine (asrEngine with <language>=<engine> entries)', async () => {
+    await writeNemoCtc(modelsDir, 'sherpa-onnx-nemo-ctc-de-tone', ['eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht'], 'German')
+    const routed = await startTestServer({ modelsDir, asrEngine: 'de=sherpa-onnx-nemo-ctc-de-tone *=sherpa-onnx-nemo-ctc-en-tone' })
+    try {
+      const say = async (language?: string) => {
+        const res = await routed.app.inject({ method: 'POST', url: '/v1/asr', headers: { ...routed.asAlice, 'content-type': 'application/msgpack' }, payload: Buffer.from(encode({ audio: toWav(toneSpeech([1, 2, 3]), 16_000), ...(language && { language }) })) })
+        expect(res.statusCode, res.body).toBe(200)
+        return res.json() as { text: string; language: string }
+      }
+      expect(await say('de')).toMatchObject({ text: expect.stringMatching(/^eins zwei drei\.?$/i), language: 'de' })
+      expect(await say('en')).toMatchObject({ text: expect.stringMatching(/^one two three\.?$/i), language: 'en' })
+      // Detection left to the engines: the `*` engine answers.
+      expect((await say()).text).toMatch(/^one two three\.?$/i)
+    } finally {
+      await routed.close()
+    }
+  })
+
   it('startup refuses an asrEngine that is not an installed ASR package, saying what to fix', async () => {
     for (const [id, message] of [['nothing-here', /no model package 'nothing-here'/], ['en_US-tone-low', /'en_US-tone-low' is a tts model/]] as const) {
       const config = loadConfig({ env: {}, flags: { dataDir: '/tmp/parla-test-unused', modelsDir, asrEngine: id } })

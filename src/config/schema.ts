@@ -74,7 +74,10 @@ export const ConfigSchema = Type.Object(
     upstreamTimeoutSec: Type.Number({ default: 30, minimum: 1 }),
     /** Retries before the first byte (network errors, 429, 5xx). */
     upstreamRetries: Type.Integer({ default: 2, minimum: 0, maximum: 10 }),
-    /** Engine for `/v1/asr`: `pocketsphinx` (or empty), or the id of an ASR package in `modelsDir` (Whisper, Moonshine, NeMo CTC). */
+    /**
+     * Engine for `/v1/asr`: `pocketsphinx` (or empty), the id of an ASR package in `modelsDir` (Whisper,
+     * Moonshine, NeMo CTC), or per language: `de=<engine> *=<engine>` (docs/models.md).
+     */
     asrEngine: Type.String({ default: '' }),
     /** Inference threads per neural synthesis. */
     neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),

@@ -109,10 +109,10 @@ export async function writeGgml(modelsDir: string, name = 'ggml-base.en.bin'): P
 export const CTC_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']
 
 /** A sherpa-onnx NeMo CTC release folder (`model.onnx`, `tokens.txt` with BPE word starts) holding the tone CTC model. */
-export async function writeNemoCtc(modelsDir: string, name: string): Promise<string> {
+export async function writeNemoCtc(modelsDir: string, name: string, words: readonly string[] = CTC_WORDS, language?: string): Promise<string> {
   const dir = join(modelsDir, name)
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'model.onnx'), toneCtcModel())
-  await writeFile(join(dir, 'tokens.txt'), ['<blk>', ...CTC_WORDS.map((w) => `▁${w}`)].map((t, i) => `${t} ${i}`).join('\n') + '\n')
+  await writeFile(join(dir, 'model.onnx'), toneCtcModel(language))
+  await writeFile(join(dir, 'tokens.txt'), ['<blk>', ...words.map((w) => `▁${w}`)].map((t, i) => `${t} ${i}`).join('\n') + '\n')
   return dir
 }

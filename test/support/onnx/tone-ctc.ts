@@ -10,7 +10,7 @@ export const BANDS = 8
 export const CTC_VOCAB = BANDS + 1
 export const BLANK_BIAS = 3
 
-export function toneCtcModel(): Uint8Array {
+export function toneCtcModel(language?: string): Uint8Array {
   return buildModel({
     inputs: [
       { name: 'audio_signal', type: FLOAT, shape: ['N', 80, 'T'] },
@@ -31,7 +31,7 @@ export function toneCtcModel(): Uint8Array {
       { op: 'Concat', inputs: ['blank', 'band_max'], outputs: ['bct'], attributes: [{ name: 'axis', i: 1 }] },
       { op: 'Transpose', inputs: ['bct'], outputs: ['logprobs'], attributes: [{ name: 'perm', ints: [0, 2, 1] }] },
     ],
-    metadata: { vocab_size: CTC_VOCAB, subsampling_factor: 1, normalize_type: '', model_type: 'EncDecCTCModelBPE' },
+    metadata: { vocab_size: CTC_VOCAB, subsampling_factor: 1, normalize_type: '', model_type: 'EncDecCTCModelBPE', ...(language && { language }) },
   })
 }
 
