@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3)
+runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 bzip2)
 test_pkgs=(ffmpeg pocketsphinx chromium)
 pkgs=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")

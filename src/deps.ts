@@ -16,6 +16,9 @@ import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
 import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
+import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
+import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
+import { referenceClips } from './services/models/reference-clips.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -47,11 +50,15 @@ export interface DepsOverrides {
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.dataDir)
+  // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
+  const neural = neuralSettingsFrom(config, dataDir)
+  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
   const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
   const keys = createKeyRepository(db)
   const asr = createAsrService({
     workers: config.asrWorkers,
+    ...(asrEngine && { engine: () => asrEngine }),
     ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
   })
   const models = createModelService({
@@ -69,12 +76,16 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
       const m = await models.get(principal.accountId, id)
-      return { id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null }
+      return {
+        id: m.id, state: m.state, stateReason: m.stateReason, builtinVoice: m.builtinVoice, profile: (m.profile as VoiceProfile | null) ?? null,
+        references: () => referenceClips(m.samples, blobs),
+      }
     } catch (err) {
       if (err instanceof SpeechError && err.code === 'not_found') return null
       throw err
     }
   }
+  configureNeural(neural)
   const speech = createTtsStack(config, lookupModel, aliases)
   return {
     config,

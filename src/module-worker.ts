@@ -25,7 +25,7 @@ export function siblingWorkerUrl(callerUrl: string, name: string): URL {
 
 const bundles = new Map<string, string>()
 
-function bundle(url: URL): string {
+export function bundle(url: URL): string {
   let code = bundles.get(url.href)
   if (code !== undefined) return code
   const entry = fileURLToPath(url)

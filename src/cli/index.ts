@@ -3,6 +3,7 @@ import { tuneMalloc } from '../malloc-tuning.js'
 import { EXIT_HELP } from './exit.js'
 import { registerKeyCommands } from './keys.js'
 import { registerSayCommand } from './say.js'
+import { registerModelCommands } from './models.js'
 import { registerServeCommand } from './serve.js'
 import { registerTranscribeCommand } from './transcribe.js'
 import { registerVoiceCommands } from './voices.js'
@@ -31,5 +32,6 @@ registerKeyCommands(program)
 registerTranscribeCommand(program)
 registerSayCommand(program)
 registerVoiceCommands(program)
+registerModelCommands(program)
 
 await program.parseAsync(process.argv)

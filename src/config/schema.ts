@@ -64,6 +64,38 @@ export const ConfigSchema = Type.Object(
      * model instead (added to the shipped aliases for the frameworks' default cloud voices; `id=` drops one).
      */
     voiceAliases: Type.String({ default: '' }),
+    /** Folder of the operator's neural model packages (docs/models.md); empty means `<dataDir>/models`. */
+    modelsDir: Type.String({ default: '' }),
+    /** Neural runtime processes: how many neural syntheses run at once (each loads the models it serves). */
+    neuralProcesses: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    /**
+     * Default voice by `model` header and language, for requests that name none: `<model>[:<language>]=<voice
+     * model id>` entries, `*` for any header (docs/models.md). Empty: the classic engines' defaults.
+     */
+    ttsRoutes: Type.String({ default: '' }),
+    /** A Fish-compatible server (fish-speech api_server, another Parla, the Fish cloud) for the `upstream` engine; empty: none. */
+    upstreamUrl: Type.String({ default: '' }),
+    /** Bearer key sent to the upstream. */
+    upstreamKey: Type.String({ default: '' }),
+    /** `model` header sent to the upstream. */
+    upstreamModel: Type.String({ default: 's2-pro' }),
+    /** Upstream voice model ids offered as `upstream-<id>` voices (comma-separated), besides `upstream-default`. */
+    upstreamVoices: Type.String({ default: '' }),
+    /** Languages the upstream speaks (comma-separated), for language routing. */
+    upstreamLanguages: Type.String({ default: 'en,zh,ja,ko,de,fr,es,ar,ru,nl,it,pl,pt' }),
+    /** Sample rate Parla expects from the upstream (fish-speech: 44100); other rates are resampled. */
+    upstreamSampleRate: Type.Integer({ default: 44_100, minimum: 8000, maximum: 48_000 }),
+    /** Seconds to wait for the upstream's first byte before retrying. */
+    upstreamTimeoutSec: Type.Number({ default: 30, minimum: 1 }),
+    /** Retries before the first byte (network errors, 429, 5xx). */
+    upstreamRetries: Type.Integer({ default: 2, minimum: 0, maximum: 10 }),
+    /**
+     * Engine for `/v1/asr`: `pocketsphinx` (or empty), the id of an ASR package in `modelsDir` (Whisper,
+     * Moonshine, NeMo CTC), or per language: `de=<engine> *=<engine>` (docs/models.md).
+     */
+    asrEngine: Type.String({ default: '' }),
+    /** Inference threads per neural synthesis. */
+    neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   },
   { additionalProperties: false },
 )

@@ -3,7 +3,7 @@ import { loadTtsEngineFactory, ttsEngineIds } from './registry.js'
 
 describe('TTS engine registry', () => {
   it('lists the engines and loads their factories lazily', async () => {
-    expect(ttsEngineIds()).toEqual(['festival', 'flite', 'espeak-ng'])
+    expect(ttsEngineIds()).toEqual(['festival', 'flite', 'espeak-ng', 'neural', 'upstream'])
     for (const id of ttsEngineIds()) expect(typeof (await loadTtsEngineFactory(id))).toBe('function')
   })
 

@@ -10,6 +10,8 @@ export const TTS_ENGINES: Readonly<Record<string, () => Promise<TtsEngineFactory
   festival: async () => (await import('./festival/index.js')).createFestivalEngine,
   flite: async () => (await import('./flite/index.js')).createFliteEngine,
   'espeak-ng': async () => (await import('./espeak-ng/index.js')).createEspeakEngine,
+  neural: async () => (await import('./neural/index.js')).createNeuralEngine,
+  upstream: async () => (await import('./upstream/index.js')).createUpstreamEngine,
 }
 
 export function ttsEngineIds(): string[] {

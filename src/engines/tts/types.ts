@@ -56,6 +56,14 @@ export interface SynthesisRequest {
   readonly pitchSemitones?: number
   /** Passed through; engines that have no sampler ignore them (see `capabilities.sampling`). */
   readonly sampling?: SamplingParams
+  /** Reference clips to clone from (`references: [{audio, text}]`), for engines with `capabilities.cloning`. */
+  readonly references?: readonly ReferenceClip[]
+}
+
+/** One reference: the audio file's bytes as the client sent them, and its transcript. */
+export interface ReferenceClip {
+  readonly audio: Uint8Array
+  readonly text: string
 }
 
 export interface TtsCapabilities {
@@ -73,6 +81,8 @@ export interface TtsCapabilities {
   readonly streaming: 'incremental' | 'utterance'
   /** Names of SamplingParams fields the engine uses (empty for classic engines). */
   readonly sampling: readonly (keyof SamplingParams)[]
+  /** `references`: the engine clones from `SynthesisRequest.references` itself (no DSP adaptation). */
+  readonly cloning?: 'references'
 }
 
 /**

@@ -14,6 +14,8 @@ export interface ReferenceInput {
 export interface TtsParams {
   readonly text: string
   readonly dialect: TagDialect
+  /** The `model` header as sent (trimmed, lower case; empty when absent): picks the default voice (`ttsRoutes`). */
+  readonly model?: string
   /** Voice model ids per speaker index; empty means the default voice for the language. */
   readonly referenceIds: readonly string[]
   /** Inline references per speaker index (`references` as a flat list is speaker 0). */
@@ -61,6 +63,7 @@ export function toTtsParams(body: TtsRequestBody, modelHeader: unknown, config: 
   return {
     text: body.text,
     dialect: dialectFromHeader(modelHeader),
+    model: String(modelHeader ?? '').trim().toLowerCase(),
     referenceIds: referenceIds.filter((id) => id !== ''),
     references: parseReferences(body.references, config),
     speed: body.prosody?.speed ?? 1,

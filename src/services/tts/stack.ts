@@ -6,6 +6,7 @@ import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/re
 import type { VoiceAliases } from '../models/voice-aliases.js'
 import { createEngineSet, type EngineSet } from './engines.js'
 import { createTtsService, type TtsService } from './service.js'
+import { parseVoiceRoutes } from './routes.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 
 export interface TtsStack {
@@ -26,7 +27,7 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup, aliases
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, trainingWaitMs: config.trainingWaitSec * 1000, ...(aliases && { aliases }) })
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, routes: parseVoiceRoutes(config.ttsRoutes), trainingWaitMs: config.trainingWaitSec * 1000, ...(aliases && { aliases }) })
   return {
     engines,
     catalog,

@@ -1,4 +1,4 @@
-import type { TtsEngine } from '../../engines/tts/types.js'
+import type { ReferenceClip, TtsEngine } from '../../engines/tts/types.js'
 
 /** How a cloned voice differs from the built-in voice that speaks for it (see src/voices/adaptation.ts). */
 export interface VoiceAdaptation {
@@ -21,6 +21,8 @@ export interface VoiceRender {
   readonly adaptation?: VoiceAdaptation
   /** False when this voice ignores the engine's pitch control (flite `rms`). */
   readonly pitchControl?: boolean
+  /** Reference clips the engine clones from (engines with `capabilities.cloning`). */
+  readonly references?: readonly ReferenceClip[]
 }
 
 /** Picks the voice for a text chunk, by speaker index and the chunk's detected language. */

@@ -11,6 +11,8 @@ import type { TtsParams } from './params.js'
 import { awaitTraining } from './training-wait.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
 import type { VoiceAliases } from '../models/voice-aliases.js'
+import type { VoiceRoutes } from './routes.js'
+import type { ReferenceClip } from '../../engines/tts/types.js'
 
 /** What TTS needs to know of a stored voice model. */
 export interface UsableModel {
@@ -20,6 +22,8 @@ export interface UsableModel {
   /** Built-in voice model id this model speaks with, if it is (or wraps) a built-in voice. */
   readonly builtinVoice: string | null
   readonly profile: VoiceProfile | null
+  /** The model's voice samples and transcripts, for engines that clone from references. */
+  readonly references?: () => Promise<readonly ReferenceClip[]>
 }
 
 /** Why a model cannot speak yet, by state (409). */
@@ -33,7 +37,7 @@ const NOT_READY: Record<string, (reason: string) => string> = {
 export type ModelLookup = (id: string, principal: Principal) => Promise<UsableModel | null>
 
 /** A speaker's voice before the chunk language is known: a built-in voice, or a measured profile to imitate. */
-type Spec = { readonly modelId: string; readonly builtin?: string; readonly profile?: VoiceProfile }
+type Spec = { readonly modelId: string; readonly builtin?: string; readonly profile?: VoiceProfile; readonly references?: readonly ReferenceClip[] }
 
 export interface VoiceResolverDeps {
   readonly catalog: BuiltinCatalog
@@ -44,6 +48,8 @@ export interface VoiceResolverDeps {
   readonly trainingWaitMs?: number
   /** Ids Parla does not have that stand for a voice it has (clients' default cloud voices). */
   readonly aliases?: Pick<VoiceAliases, 'resolve'>
+  /** The configured default voice for a `model` header and language (`ttsRoutes`), if any. */
+  readonly routes?: VoiceRoutes
 }
 
 /**
@@ -52,29 +58,52 @@ export interface VoiceResolverDeps {
  * `reference_id` wins over `references` for the same speaker (as in fish-speech).
  */
 export function createVoiceResolver(deps: VoiceResolverDeps) {
-  const specFor = async (id: string, principal: Principal, signal?: AbortSignal, aliased = false): Promise<Spec> => {
+  const specFor = async (id: string, principal: Principal, model: string, language: string, signal?: AbortSignal, aliased = false): Promise<Spec> => {
     if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
-    const found = await deps.lookupModel(id, principal)
+    const looked = await deps.lookupModel(id, principal)
     // One step only: an alias of an alias would not be what the setting says.
-    const alias = found || aliased ? undefined : deps.aliases?.resolve(id)
-    if (alias !== undefined) return specFor(alias, principal, signal, true)
-    const model = found && (await awaitTraining(() => deps.lookupModel(id, principal), found, deps.trainingWaitMs ?? 0, signal))
-    if (!model) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
-    if (model.state !== 'trained') {
-      const why = NOT_READY[model.state]?.(model.stateReason) ?? `is in state ${model.state}`
+    const alias = looked || aliased ? undefined : deps.aliases?.resolve(id)
+    if (alias !== undefined) return specFor(alias, principal, model, language, signal, true)
+    const found = looked && (await awaitTraining(() => deps.lookupModel(id, principal), looked, deps.trainingWaitMs ?? 0, signal))
+    if (!found) throw new SpeechError('reference_not_found', `Voice model '${id}' not found; list voices with GET /model`)
+    if (found.state !== 'trained') {
+      const why = NOT_READY[found.state]?.(found.stateReason) ?? `is in state ${found.state}`
       throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
     }
-    if (model.builtinVoice) return { modelId: id, builtin: model.builtinVoice }
-    if (model.profile) return { modelId: id, profile: model.profile }
+    if (found.builtinVoice) return { modelId: id, builtin: found.builtinVoice }
+    // A trained voice on an engine that clones by itself: its samples and transcripts are the references.
+    const cloner = found.references && await clonerFor(model, language)
+    if (cloner) {
+      const references = await found.references!()
+      if (references.length > 0) return { modelId: id, builtin: cloner, references }
+    }
+    if (found.profile) return { modelId: id, profile: found.profile }
     throw new SpeechError('not_ready', `Voice model '${id}' has no voice profile; train it again`)
   }
 
-  const render = async (spec: Spec | undefined, language: string): Promise<VoiceRender> => {
+  const defaultFor = async (model: string, language: string): Promise<string> => {
+    const routed = deps.routes?.(model, language)
+    if (!routed) return deps.catalog.defaultFor(language)
+    if (!(await deps.catalog.find(routed))) {
+      throw new SpeechError('engine_failed', `ttsRoutes sends model '${model || '(none)'}' / language '${language}' to voice '${routed}', which is not installed; see 'parla models list' or GET /model`)
+    }
+    return routed
+  }
+
+  /** The voice `ttsRoutes` picks for this header and language, when its engine clones from references. */
+  const clonerFor = async (model: string, language: string): Promise<string | undefined> => {
+    const routed = deps.routes?.(model, language)
+    const found = routed ? await deps.catalog.find(routed) : null
+    return found?.engine.capabilities.cloning === 'references' ? routed : undefined
+  }
+
+  const render = async (spec: Spec | undefined, language: string, model: string): Promise<VoiceRender> => {
     if (spec?.builtin) {
       const found = (await deps.catalog.find(spec.builtin))!
+      if (spec.references) return { ...toRender(spec.modelId, found), references: spec.references }
       if (speaks(found.voice.languages, language)) return toRender(spec.modelId, found)
     }
-    const fallbackId = await deps.catalog.defaultFor(language)
+    const fallbackId = await defaultFor(model, language)
     if (!spec?.profile) return toRender(spec?.modelId ?? fallbackId, (await deps.catalog.find(fallbackId))!)
     return adapted(spec.modelId, spec.profile, language, fallbackId)
   }
@@ -103,8 +132,14 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     for (let s = 0; s < speakers; s++) {
       const id = params.referenceIds[s]
       const refs = params.references[s]
-      if (id) specs.push(await specFor(id, principal, signal))
+      if (id) specs.push(await specFor(id, principal, params.model ?? '', needs[0]?.language ?? 'en', signal))
       else if (refs && refs.length > 0) {
+        // An engine that clones by itself (a fish-speech upstream, ZipVoice) takes the clips as they are.
+        const cloner = await clonerFor(params.model ?? '', needs[0]?.language ?? 'en')
+        if (cloner) {
+          specs.push({ modelId: 'references', builtin: cloner, references: refs })
+          continue
+        }
         const loc = params.references.length > 1 ? ['body', 'references', String(s)] : ['body', 'references']
         specs.push({ modelId: 'references', profile: await deps.references.analyze(refs, loc, signal) })
       } else specs.push(undefined)
@@ -112,7 +147,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     const chosen = new Map<string, VoiceRender>()
     for (const { speaker, language } of needs) {
       const key = `${speaker}\u0000${language}`
-      if (!chosen.has(key)) chosen.set(key, await render(specs[speaker] ?? specs[0], language))
+      if (!chosen.has(key)) chosen.set(key, await render(specs[speaker] ?? specs[0], language, params.model ?? ''))
     }
     return (speaker, language) => chosen.get(`${speaker}\u0000${language}`) ?? chosen.values().next().value!
   }

@@ -1,0 +1,76 @@
+/**
+ * `npm run bench:neural`: Parla's overhead over the neural runtime alone, and time to first audio, on a
+ * synthetic Piper voice (test/support: a tone model with dense layers per token, so the runtime has work
+ * shaped like an acoustic model's). No real weights are needed.
+ *
+ * Runtime alone: sherpa-onnx in this process, the prepared voice, `generateAsync` on the text (one thread).
+ * End to end: a Parla server in a child process (one neural process, one thread), `POST /v1/tts` with the
+ * voice, pcm at the model's rate, the same text. Both run one after the other, never at once.
+ * Env: BENCH_RUNS (default 5), BENCH_LAYERS (dense layers per token, default 96).
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { detectPackage } from '../src/models/detect.js'
+import { writePiperVoice } from '../test/support/neural-models.js'
+import { startBenchServer } from './server.js'
+import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+const LAYERS = Number(process.env.BENCH_LAYERS ?? 96)
+const RATE = 24_000
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+const modelsDir = await mkdtemp(join(tmpdir(), 'parla-bench-neural-'))
+await writePiperVoice(modelsDir, 'en_US-bench-low', { work: LAYERS })
+const pkg = (await detectPackage(modelsDir, 'en_US-bench-low'))!
+const config = await pkg.prepare!()
+
+interface Tts { generateAsync(r: Record<string, unknown>): Promise<{ samples: Float32Array }> }
+const sherpa = createRequire(import.meta.url)('sherpa-onnx-node') as { OfflineTts: { createAsync(c: unknown): Promise<Tts> } }
+const tts = await sherpa.OfflineTts.createAsync({ model: { ...config, numThreads: 1, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
+
+const runtime = async (text: string) => {
+  const t0 = performance.now()
+  let first = 0
+  const out = await tts.generateAsync({ text, sid: 0, speed: 1, onProgress: () => { first ||= performance.now() - t0; return 1 } })
+  return { total: performance.now() - t0, first, seconds: out.samples.length / RATE }
+}
+
+const server = await startBenchServer({ modelsDir, neuralProcesses: 1, neuralThreads: 1 })
+const endToEnd = async (text: string) => {
+  const t0 = performance.now()
+  const res = await fetch(new URL('/v1/tts', server.url), { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text, reference_id: 'neural-en-us-bench-low', format: 'pcm', sample_rate: RATE }) })
+  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
+  let first = 0
+  let bytes = 0
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    first ||= performance.now() - t0
+    bytes += chunk.length
+  }
+  return { total: performance.now() - t0, first, seconds: bytes / 2 / RATE }
+}
+
+try {
+  console.log(`bench:neural — synthetic Piper voice, ${LAYERS} dense layers/token, ${RUNS} runs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  // Warm both paths (model load, first-call costs).
+  await runtime(SENTENCE)
+  await endToEnd(SENTENCE)
+  for (const [name, text] of [['sentence', SENTENCE], ['paragraph', PARAGRAPH_TEXT]] as const) {
+    const rt: Awaited<ReturnType<typeof runtime>>[] = []
+    const e2e: Awaited<ReturnType<typeof endToEnd>>[] = []
+    for (let i = 0; i < RUNS; i++) {
+      rt.push(await runtime(text))
+      e2e.push(await endToEnd(text))
+    }
+    const rtTotal = median(rt.map((r) => r.total))
+    const e2eTotal = median(e2e.map((r) => r.total))
+    console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms) | overhead ${(e2eTotal / rtTotal).toFixed(2)}`)
+  }
+  console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+} finally {
+  await server.stop()
+  await rm(modelsDir, { recursive: true, force: true })
+}

@@ -1,0 +1,77 @@
+import { resolve, join } from 'node:path'
+import type { Command } from 'commander'
+import { SpeechError } from '../errors.js'
+import { discoverModels } from '../models/discover.js'
+import { addModel, pullModel, removeModel } from '../models/store.js'
+import type { ModelPackage } from '../models/types.js'
+import { builtinVoices } from '../engines/tts/neural/voices.js'
+import { builtinModelId } from '../voices/builtin.js'
+import { addConfigFlags } from './config-flags.js'
+import { configFromOptions } from './context.js'
+
+/** `parla models list | add PATH | pull URL | rm ID`: the operator's neural model packages in `modelsDir`. */
+export function registerModelCommands(program: Command): void {
+  const models = program.command('models').description('manage neural model packages in modelsDir (docs/models.md)')
+
+  addConfigFlags(models.command('list').description('list the model packages Parla finds and the voices they give')).action(async (options) => {
+    await run(options, async (dir) => {
+      const { packages, problems } = await discoverModels(dir)
+      process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
+      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), p.runnable ? 'ready' : `not runnable: ${p.note}`].join('\t')}\n`)
+      for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
+      if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models add PATH' or 'parla models pull URL'\n`)
+    })
+  })
+
+  addConfigFlags(models.command('add').description('install a model folder, file or archive from this machine').argument('<path>')).action(async (path: string, options) => {
+    await run(options, async (dir) => report(await addModel(dir, resolve(path))))
+  })
+
+  addConfigFlags(models.command('pull').description('download and install a model archive, Piper voice (.onnx) or ggml file').argument('<url>'))
+    .option('--sha256 <hex>', 'expected SHA-256 of the download; a mismatch discards it')
+    .action(async (url: string, options) => {
+      const { sha256, ...rest } = options as { sha256?: string }
+      await run(rest, async (dir) => {
+        let last = -1
+        const pkg = await pullModel(dir, url, {
+          ...(sha256 && { sha256 }),
+          onProgress: (done, total) => {
+            const pct = total ? Math.floor((done / total) * 100) : -1
+            if (pct === last || !process.stderr.isTTY) return
+            last = pct
+            process.stderr.write(`\r${total ? `${'#'.repeat(Math.floor(pct / 4)).padEnd(25, '.')} ${pct}%` : ''} ${(done / 1e6).toFixed(1)} MB`)
+          },
+        })
+        if (process.stderr.isTTY) process.stderr.write('\n')
+        report(pkg)
+      })
+    })
+
+  addConfigFlags(models.command('rm').description('remove an installed model package').argument('<id>')).action(async (id: string, options) => {
+    await run(options, async (dir) => {
+      await removeModel(dir, id)
+      process.stdout.write(`removed ${id}\n`)
+    })
+  })
+}
+
+const useAs = (p: ModelPackage) =>
+  p.kind === 'tts' ? builtinVoices([p]).map((v) => builtinModelId('neural', v.voice.id)).join(',') : `asr:${p.id}`
+
+function report(p: ModelPackage): void {
+  process.stdout.write(`installed ${p.id} (${p.family} ${p.kind}${p.languages.length ? `, ${p.languages.join(',')}` : ''})\n`)
+  if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; restart the server to use them\n`)
+  if (!p.runnable) process.stdout.write(`note: ${p.note}\n`)
+}
+
+async function run(options: Record<string, unknown>, body: (modelsDir: string) => Promise<void>): Promise<void> {
+  const config = configFromOptions(options)
+  const dir = resolve(config.modelsDir || join(config.dataDir, 'models'))
+  try {
+    await body(dir)
+  } catch (err) {
+    if (!(err instanceof SpeechError)) throw err
+    process.stderr.write(`parla: ${err.message}\n`)
+    process.exitCode = 1
+  }
+}

@@ -1,0 +1,41 @@
+import { detectPackage } from '../../../models/detect.js'
+import type { NeuralSettings } from '../../tts/neural/settings.js'
+import { createPocketsphinxEngine } from '../pocketsphinx/index.js'
+import { createRoutedAsrEngine } from '../routed.js'
+import type { AsrEngine } from '../types.js'
+import { createNeuralAsrEngine } from './index.js'
+
+/**
+ * The ASR engine the `asrEngine` setting names: empty or `pocketsphinx` for the classic engine (undefined
+ * here), the id of an ASR package in `modelsDir`, or per-language entries `<language>=<engine>` with `*` for
+ * the rest (e.g. `de=sherpa-onnx-nemo-de *=pocketsphinx`). A wrong id stops startup saying what is installed.
+ */
+export async function asrEngineFromSettings(spec: string, settings: NeuralSettings, pocketsphinxWorkers: number): Promise<AsrEngine | undefined> {
+  const entries = spec.split(/[\s,;]+/).filter(Boolean)
+  if (entries.length === 0 || (entries.length === 1 && entries[0] === 'pocketsphinx')) return undefined
+  const made = new Map<string, AsrEngine>()
+  const engineNamed = async (id: string): Promise<AsrEngine> => {
+    const existing = made.get(id)
+    if (existing) return existing
+    const engine = id === 'pocketsphinx' ? createPocketsphinxEngine(pocketsphinxWorkers > 0 ? { workers: pocketsphinxWorkers } : {}) : await neuralEngine(id, settings)
+    made.set(id, engine)
+    return engine
+  }
+  if (entries.length === 1 && !entries[0]!.includes('=')) return engineNamed(entries[0]!)
+  const routes: { language: string; engine: AsrEngine }[] = []
+  for (const entry of entries) {
+    const m = /^([a-z]{2,3}(?:-[a-z0-9]{2,4})?|\*)=(.+)$/i.exec(entry)
+    if (!m) throw new Error(`asrEngine: cannot read "${entry}"; write <language>=<engine>, e.g. de=sherpa-onnx-nemo-de or *=pocketsphinx`)
+    routes.push({ language: m[1]!.toLowerCase(), engine: await engineNamed(m[2]!) })
+  }
+  return createRoutedAsrEngine(routes)
+}
+
+async function neuralEngine(id: string, settings: NeuralSettings): Promise<AsrEngine> {
+  const pkg = await detectPackage(settings.modelsDir, id).catch(() => null)
+  if (!pkg || pkg.kind !== 'asr' || !pkg.runnable) {
+    const why = !pkg ? `no model package '${id}' in ${settings.modelsDir}` : pkg.kind !== 'asr' ? `'${id}' is a ${pkg.kind} model` : `'${id}' cannot run here: ${pkg.note}`
+    throw new Error(`asrEngine: ${why}; see 'parla models list' (or use asrEngine=pocketsphinx)`)
+  }
+  return createNeuralAsrEngine(pkg, { processes: settings.processes, threads: settings.threads })
+}

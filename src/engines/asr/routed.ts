@@ -1,0 +1,33 @@
+import type { AsrEngine } from './types.js'
+
+/**
+ * Several ASR engines behind one, chosen by the request's language (`asrEngine` with `<language>=<engine>`
+ * entries): languages are the union, the first engine (`*` or the first entry) answers when the language
+ * is left to detection. All engines take 16 kHz audio; utterances are cut to the shortest engine's limit.
+ */
+export function createRoutedAsrEngine(routes: readonly { readonly language: string; readonly engine: AsrEngine }[]): AsrEngine {
+  const fallback = routes.find((r) => r.language === '*') ?? routes[0]!
+  const engineFor = (language: string) => {
+    const code = language.toLowerCase()
+    const base = code.split('-')[0]!
+    return (routes.find((r) => r.language === code) ?? routes.find((r) => r.language === base) ??
+      routes.find((r) => r.language === '*' && speaks(r.engine, code)) ?? fallback).engine
+  }
+  const speaks = (engine: AsrEngine, code: string) => engine.capabilities.languages.some((l) => l === code || l === code.split('-')[0])
+  const fallbackFirst = [...fallback.engine.capabilities.languages]
+  const languages = [...new Set([...fallbackFirst, ...routes.flatMap((r) => (r.language === '*' ? r.engine.capabilities.languages : [r.language]))])]
+  const engines = [...new Set(routes.map((r) => r.engine))]
+  return {
+    id: engines.map((e) => e.id).join('+'),
+    capabilities: {
+      languages,
+      sampleRate: fallback.engine.capabilities.sampleRate,
+      maxUtteranceSeconds: Math.min(...engines.map((e) => e.capabilities.maxUtteranceSeconds)),
+      parallelism: Math.min(...engines.map((e) => e.capabilities.parallelism)),
+    },
+    transcribe: (samples, options) => engineFor(options.language).transcribe(samples, options),
+    async close() {
+      await Promise.all(engines.map((e) => e.close()))
+    },
+  }
+}

@@ -1,0 +1,100 @@
+import sherpa from 'sherpa-onnx-node'
+import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+
+/**
+ * The neural host process: loads models into sherpa-onnx and runs them with its async API (inference on
+ * libuv's thread pool, not this process's event loop). Runs as a child process because sherpa-onnx ends the
+ * whole process on some bad model files (it calls `exit`); Parla then sees the child die and reports it.
+ * One synthesis at a time per process: parallelism comes from the number of processes (config).
+ */
+interface Tts {
+  readonly sampleRate: number
+  readonly numSpeakers: number
+  generateAsync(request: Record<string, unknown>): Promise<{ samples: Float32Array; sampleRate: number }>
+}
+interface Recognizer {
+  createStream(): { acceptWaveform(w: { sampleRate: number; samples: Float32Array }): void }
+  decodeAsync(stream: unknown): Promise<AsrRawResult>
+}
+interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; OfflineRecognizer: { createAsync(config: unknown): Promise<Recognizer> } }
+
+const runtime = sherpa as unknown as Sherpa
+const models = new Map<string, Tts>()
+const recognizers = new Map<string, Recognizer>()
+const cancelled = new Set<number>()
+const send = (m: FromHost) => process.send?.(m)
+
+async function load(key: string, config: TtsLoadConfig, threads: number): Promise<void> {
+  try {
+    const tts = models.get(key) ?? await runtime.OfflineTts.createAsync({ model: { ...config, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
+    models.set(key, tts)
+    send({ t: 'loaded', key, sampleRate: tts.sampleRate, speakers: tts.numSpeakers })
+  } catch (err) {
+    send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
+async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
+  const tts = models.get(m.key)
+  if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  let sentences = 0
+  try {
+    const request: Record<string, unknown> = {
+      text: m.text,
+      sid: m.sid,
+      speed: m.speed,
+      // One callback per sentence: the audio streams out sentence by sentence; returning 0 stops generation.
+      onProgress: (info: { samples: Float32Array }) => {
+        if (cancelled.has(m.id)) return 0
+        sentences++
+        send({ t: 'chunk', id: m.id, samples: Float32Array.from(info.samples) })
+        return 1
+      },
+    }
+    if (m.reference) {
+      request.generationConfig = { referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
+    }
+    await tts.generateAsync(request)
+    send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })
+  } catch (err) {
+    send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
+  } finally {
+    cancelled.delete(m.id)
+  }
+}
+
+async function loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<void> {
+  try {
+    const recognizer = recognizers.get(key) ?? await runtime.OfflineRecognizer.createAsync({
+      modelConfig: { ...config.model, tokens: config.tokens, numThreads: threads, provider: 'cpu', debug: 0 },
+      featConfig: { sampleRate: 16_000, featureDim: 80 },
+    })
+    recognizers.set(key, recognizer)
+    send({ t: 'loaded', key, sampleRate: 16_000, speakers: 0 })
+  } catch (err) {
+    send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
+async function transcribe(m: Extract<ToHost, { t: 'transcribe' }>): Promise<void> {
+  const recognizer = recognizers.get(m.key)
+  if (!recognizer) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  try {
+    const stream = recognizer.createStream()
+    stream.acceptWaveform({ sampleRate: m.sampleRate, samples: m.samples })
+    const r = await recognizer.decodeAsync(stream)
+    send({ t: 'transcribed', id: m.id, result: { text: r.text, tokens: r.tokens ?? [], timestamps: r.timestamps ?? [], ...(r.lang && { lang: r.lang }) } })
+  } catch (err) {
+    send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
+  }
+}
+
+process.on('message', (m: ToHost) => {
+  if (m.t === 'load') void load(m.key, m.config, m.threads)
+  else if (m.t === 'asr-load') void loadAsr(m.key, m.config, m.threads)
+  else if (m.t === 'transcribe') void transcribe(m)
+  else if (m.t === 'synth') void synth(m)
+  else if (m.t === 'cancel') cancelled.add(m.id)
+})
+// The parent went away: nothing left to serve.
+process.on('disconnect', () => process.exit(0))

@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { bundle } from '../../module-worker.js'
+import { SpeechError } from '../../errors.js'
+import { abortReason } from '../../abort.js'
+import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+
+export interface LoadedModel { readonly sampleRate: number; readonly speakers: number }
+export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
+
+interface Pending { push(m: FromHost): void; fail(err: Error): void }
+
+/**
+ * One neural host child process (host-main.ts, bundled like module workers and run with `node -e`), with
+ * request/response over IPC. If the child dies, every call in flight fails with `engine_failed` and the
+ * host reports itself dead so the pool replaces it.
+ */
+export class NeuralHost {
+  readonly #child: ChildProcess
+  readonly #loads = new Map<string, Promise<LoadedModel>>()
+  readonly #calls = new Map<number, Pending>()
+  readonly #loadWaiters = new Map<string, Pending>()
+  #nextId = 1
+  #lastRun: { readonly sentences: number; readonly cancelled: boolean } | undefined
+  #exitReason: string | undefined
+  readonly #onExit: (() => void)[] = []
+
+  constructor() {
+    const code = bundle(new URL(`./host-main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
+    this.#child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' })
+    let stderr = ''
+    this.#child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000) })
+    this.#child.on('message', (m: FromHost) => {
+      if (m.t === 'loaded' || m.t === 'load-failed') this.#loadWaiters.get(m.key)?.push(m)
+      else if (m.t === 'done') {
+        this.#lastRun = { sentences: m.sentences, cancelled: m.cancelled }
+        this.#calls.get(m.id)?.push(m)
+      }
+      else this.#calls.get(m.id)?.push(m)
+    })
+    this.#child.on('exit', (code, signal) => {
+      this.#exitReason = `the neural runtime process ended (${signal ?? `exit code ${code}`})${stderr.trim() ? `: ${lastLine(stderr)}` : ''}`
+      const err = new SpeechError('engine_failed', `[neural] ${this.#exitReason}`)
+      for (const p of [...this.#calls.values(), ...this.#loadWaiters.values()]) p.fail(err)
+      for (const f of this.#onExit) f()
+    })
+  }
+
+  /** How the last synthesis ended in the runtime: sentences generated, and whether a cancel stopped it. */
+  get lastRun() { return this.#lastRun }
+
+  get alive(): boolean { return this.#exitReason === undefined }
+  onExit(f: () => void): void { this.#onExit.push(f) }
+
+  /** Loads a TTS model once per process; rejects with `engine_failed` naming why the runtime refused it. */
+  load(key: string, config: TtsLoadConfig, threads: number): Promise<LoadedModel> {
+    return this.#load(key, { t: 'load', key, config, threads })
+  }
+
+  /** Loads an ASR model once per process. */
+  loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<LoadedModel> {
+    return this.#load(`asr:${key}`, { t: 'asr-load', key: `asr:${key}`, config, threads })
+  }
+
+  /**
+   * Recognises one utterance. An abort rejects at once; the runtime cannot stop a decode half-way, so the
+   * returned `settled` promise says when the process is free again.
+   */
+  transcribe(key: string, samples: Float32Array, sampleRate: number, signal?: AbortSignal): { result: Promise<AsrRawResult>; settled: Promise<void> } {
+    const id = this.#nextId++
+    let settle!: () => void
+    const settled = new Promise<void>((r) => (settle = r))
+    const result = new Promise<AsrRawResult>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(signal!))
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const done = () => { signal?.removeEventListener('abort', onAbort); this.#calls.delete(id); settle() }
+      this.#calls.set(id, {
+        push: (m) => {
+          if (m.t === 'transcribed') resolve(m.result)
+          else if (m.t === 'failed') reject(new SpeechError('engine_failed', `[neural] recognition failed: ${m.message}`))
+          else return
+          done()
+        },
+        fail: (err) => { reject(err); done() },
+      })
+      try {
+        this.#send({ t: 'transcribe', id, key: `asr:${key}`, samples, sampleRate })
+      } catch (err) {
+        reject(err)
+        done()
+      }
+    })
+    result.catch(() => {})
+    return { result, settled }
+  }
+
+  #load(key: string, message: ToHost): Promise<LoadedModel> {
+    let loading = this.#loads.get(key)
+    if (!loading) {
+      loading = new Promise<LoadedModel>((resolve, reject) => {
+        this.#loadWaiters.set(key, {
+          push: (m) => {
+            this.#loadWaiters.delete(key)
+            if (m.t === 'loaded') resolve({ sampleRate: m.sampleRate, speakers: m.speakers })
+            else if (m.t === 'load-failed') reject(new SpeechError('engine_failed', `[neural] could not load model ${key}: ${m.message}`))
+          },
+          fail: reject,
+        })
+        this.#send(message)
+      })
+      loading.catch(() => this.#loads.delete(key))
+      this.#loads.set(key, loading)
+    }
+    return loading
+  }
+
+  /** Audio pieces as the runtime produces them (one per sentence). Abort or `return()` cancels in the runtime. */
+  async *synthesize(call: SynthCall, signal?: AbortSignal): AsyncGenerator<Float32Array> {
+    const id = this.#nextId++
+    const queue: (FromHost | Error)[] = []
+    let wake: (() => void) | undefined
+    const push = (m: FromHost | Error) => { queue.push(m); wake?.() }
+    this.#calls.set(id, { push, fail: push })
+    const onAbort = () => push(abortReason(signal!) as Error)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let finished = false
+    try {
+      if (signal?.aborted) throw abortReason(signal)
+      this.#send({ t: 'synth', id, ...call })
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((r) => (wake = r))
+        const m = queue.shift()!
+        if (m instanceof Error || !('t' in m)) throw m
+        if (m.t === 'chunk') yield m.samples
+        else if (m.t === 'done') return void (finished = true)
+        else if (m.t === 'failed') {
+          finished = true
+          throw new SpeechError('engine_failed', `[neural] synthesis failed: ${m.message}`)
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      const settled = queue.some((m) => !(m instanceof Error) && (m.t === 'done' || m.t === 'failed'))
+      if (!finished && !settled && this.alive) {
+        // Stop the runtime at its next sentence and wait for it, so the process is free when released.
+        this.#send({ t: 'cancel', id })
+        await new Promise<void>((resolve) => {
+          this.#calls.set(id, { push: (m) => (m.t === 'done' || m.t === 'failed') && resolve(), fail: () => resolve() })
+        })
+      }
+      this.#calls.delete(id)
+    }
+  }
+
+  /** Fails with why the process ended, if it did. */
+  assertAlive(): void {
+    if (this.#exitReason) throw new SpeechError('engine_failed', `[neural] ${this.#exitReason}`)
+  }
+
+  #send(m: ToHost): void {
+    this.assertAlive()
+    this.#child.send(m)
+  }
+
+  terminate(): void {
+    if (this.alive) this.#child.kill('SIGKILL')
+  }
+}
+
+const lastLine = (s: string) => s.trim().split('\n').filter(Boolean).slice(-1)[0]!.slice(0, 300)

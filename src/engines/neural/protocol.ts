@@ -1,0 +1,37 @@
+/** Messages between Parla and a neural host process (see host.ts). Samples travel as Float32Array (advanced IPC serialization). */
+
+/** What the runtime needs to load one TTS model: sherpa-onnx's `OfflineTtsConfig.model` fields for its family. */
+export interface TtsLoadConfig {
+  readonly vits?: { readonly model: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string; readonly lengthScale?: number; readonly noiseScale?: number; readonly noiseScaleW?: number }
+  readonly kokoro?: { readonly model: string; readonly voices: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
+  readonly zipvoice?: { readonly encoder: string; readonly decoder: string; readonly vocoder: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
+}
+
+/** sherpa-onnx `OfflineRecognizer` model fields for one ASR family (file paths). */
+export interface AsrLoadConfig {
+  readonly model: Readonly<Record<string, Readonly<Record<string, string>>>>
+  readonly tokens: string
+}
+
+/** What the runtime returns for one utterance: text, and one start time per token. */
+export interface AsrRawResult {
+  readonly text: string
+  readonly tokens: readonly string[]
+  readonly timestamps: readonly number[]
+  readonly lang?: string
+}
+
+export type ToHost =
+  | { readonly t: 'asr-load'; readonly key: string; readonly config: AsrLoadConfig; readonly threads: number }
+  | { readonly t: 'transcribe'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly sampleRate: number }
+  | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
+  | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
+  | { readonly t: 'cancel'; readonly id: number }
+
+export type FromHost =
+  | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
+  | { readonly t: 'load-failed'; readonly key: string; readonly message: string }
+  | { readonly t: 'chunk'; readonly id: number; readonly samples: Float32Array }
+  | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
+  | { readonly t: 'failed'; readonly id: number; readonly message: string }
+  | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }

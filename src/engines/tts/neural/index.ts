@@ -1,0 +1,95 @@
+import { resampleAll } from '../../../audio/resample.js'
+import { SpeechError } from '../../../errors.js'
+import { NeuralHost } from '../../neural/host.js'
+import { discoverModels } from '../../../models/discover.js'
+import type { ModelPackage } from '../../../models/types.js'
+import { builtinVoices } from './voices.js'
+import { neuralSettings } from './settings.js'
+import { estimateWords } from './words.js'
+import { ResourcePool } from '../pool.js'
+import type { SynthesisRequest, TtsEngine } from '../types.js'
+
+/** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
+export const NEURAL_SAMPLE_RATE = 24_000
+
+/**
+ * The operator's neural TTS models (`modelsDir`), run by sherpa-onnx in a pool of host processes. Each
+ * speaker of each package is a voice. Processes start on the first synthesis, so a server with no neural
+ * voices, or one that never uses them, runs none.
+ */
+export async function createNeuralEngine(): Promise<TtsEngine> {
+  const settings = neuralSettings()
+  const { packages } = settings.modelsDir ? await discoverModels(settings.modelsDir) : { packages: [] }
+  const voices = builtinVoices(packages.filter((p) => p.kind === 'tts' && p.runnable))
+  const byId = new Map(voices.map((v) => [v.voice.id, v]))
+  let pool: Promise<ResourcePool<NeuralHost>> | undefined
+  let started: ResourcePool<NeuralHost> | undefined
+  const getPool = () => (pool ??= ResourcePool.start<NeuralHost>({
+    name: 'neural',
+    size: settings.processes,
+    create: async () => {
+      const host = new NeuralHost()
+      host.onExit(() => void pool?.then((p) => p.discard(host)))
+      return host
+    },
+    destroy: (host) => host.terminate(),
+  }).then((p) => (started = p)))
+  const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
+
+  return {
+    id: 'neural',
+    sampleRate: NEURAL_SAMPLE_RATE,
+    capabilities: {
+      languages: [...new Set(voices.flatMap((v) => v.voice.languages))].sort(),
+      wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
+    },
+    voices: () => voices.map((v) => v.voice),
+    // Every process busy: the service then starts a balanced request with a short first phrase.
+    saturated: () => started?.saturated ?? false,
+    async *synthesize(request: SynthesisRequest, options = {}) {
+      const found = byId.get(request.voice)
+      if (!found) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
+      if (request.text.trim() === '') return
+      const { signal, deadline } = options
+      let config = prepared.get(found.pkg.id)
+      if (!config) {
+        config = found.pkg.prepare!()
+        config.catch(() => prepared.delete(found.pkg.id))
+        prepared.set(found.pkg.id, config)
+      }
+      const loadConfig = await config.catch((err: unknown) => {
+        throw new SpeechError('engine_failed', `[neural] model ${found.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
+      })
+      const hosts = await getPool()
+      const host = await hosts.acquire(signal, deadline)
+      try {
+        const model = await host.load(found.pkg.id, loadConfig, settings.threads)
+        const pieces: Float32Array[] = []
+        let last: Float32Array | undefined
+        for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1 }, signal)) {
+          const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
+          if (last) yield { samples: last, words: [] }
+          pieces.push(samples)
+          last = samples
+        }
+        // Words are estimated over the whole call, so they travel with its last piece.
+        const all = concat(pieces)
+        yield { samples: last ?? new Float32Array(0), words: estimateWords(request.text, all, NEURAL_SAMPLE_RATE), final: true }
+      } finally {
+        if (host.alive) hosts.release(host)
+        else hosts.discard(host)
+      }
+    },
+    async close() {
+      const p = await pool?.catch(() => undefined)
+      await p?.close()
+    },
+  }
+}
+
+const concat = (parts: readonly Float32Array[]) => {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) { out.set(p, at); at += p.length }
+  return out
+}

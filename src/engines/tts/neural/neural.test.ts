@@ -1,0 +1,75 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writePiperVoice } from '../../../../test/support/neural-models.js'
+import { collect, expectWords, HOSTILE_TEXT, LONG_TEXT, SENTENCE, SENTENCE_WORDS } from '../engine-test-kit.js'
+import type { TtsEngine } from '../types.js'
+import { createNeuralEngine, NEURAL_SAMPLE_RATE } from './index.js'
+import { configureNeural } from './settings.js'
+
+/** The neural engine on synthetic Piper voices through the real runtime: the engine contract, hostile input, broken models. */
+let dir: string
+let engine: TtsEngine
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'parla-neural-engine-'))
+  await writePiperVoice(dir, 'en_US-tone-low', { sampleRate: 22_050 })
+  await writePiperVoice(dir, 'en_US-broken-low')
+  // A voice whose model file is not ONNX: the runtime refuses it (or its process dies); the engine must say so.
+  await writeFile(join(dir, 'en_US-broken-low', 'en_US-broken-low.onnx'), Buffer.from('not an onnx model at all'))
+  configureNeural({ modelsDir: dir, processes: 1, threads: 1 })
+  engine = await createNeuralEngine()
+})
+
+afterAll(async () => {
+  await engine?.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('neural engine', () => {
+  it('speaks at its fixed rate (a 22.05 kHz voice is resampled) with ordered word timings', async () => {
+    const c = await collect(engine, { text: SENTENCE, voice: 'en_US-tone-low' })
+    expect(engine.sampleRate).toBe(NEURAL_SAMPLE_RATE)
+    expect(c.duration).toBeGreaterThan(1)
+    expectWords(SENTENCE, c, SENTENCE_WORDS)
+  })
+
+  it('streams a multi-sentence call sentence by sentence', async () => {
+    const c = await collect(engine, { text: LONG_TEXT, voice: 'en_US-tone-low' })
+    expect(c.chunks).toBe(4)
+  })
+
+  it('survives hostile text', async () => {
+    const c = await collect(engine, { text: HOSTILE_TEXT, voice: 'en_US-tone-low' })
+    expect(c.samples.every((s) => Math.abs(s) <= 1)).toBe(true)
+  })
+
+  it('stops on abort', async () => {
+    const controller = new AbortController()
+    const it = engine.synthesize({ text: LONG_TEXT, voice: 'en_US-tone-low' }, { signal: controller.signal })[Symbol.asyncIterator]()
+    expect((await it.next()).done).toBe(false)
+    controller.abort()
+    await expect((async () => { for (;;) if ((await it.next()).done) return })()).rejects.toMatchObject({ name: 'AbortError' })
+    // The process is free again.
+    expect((await collect(engine, { text: 'Hello.', voice: 'en_US-tone-low' })).duration).toBeGreaterThan(0)
+  })
+
+  it('is saturated while its only process works, and free once the consumer stops', async () => {
+    const it = engine.synthesize({ text: LONG_TEXT, voice: 'en_US-tone-low' })[Symbol.asyncIterator]()
+    expect((await it.next()).done).toBe(false)
+    expect(engine.saturated!()).toBe(true)
+    await it.return!(undefined)
+    expect(engine.saturated!()).toBe(false)
+  })
+
+  it('rejects unknown voices and ignores empty text', async () => {
+    await expect(collect(engine, { text: 'Hello.', voice: 'nope' })).rejects.toMatchObject({ code: 'bad_request' })
+    expect((await collect(engine, { text: '   ', voice: 'en_US-tone-low' })).chunks).toBe(0)
+  })
+
+  it('a model the runtime cannot load fails its calls with engine_failed, and the others keep working', async () => {
+    await expect(collect(engine, { text: 'Hello.', voice: 'en_US-broken-low' })).rejects.toMatchObject({ code: 'engine_failed', message: expect.stringMatching(/en_US-broken-low|neural runtime process ended/) })
+    expect((await collect(engine, { text: 'Hello again.', voice: 'en_US-tone-low' })).duration).toBeGreaterThan(0)
+  })
+})

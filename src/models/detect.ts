@@ -1,0 +1,88 @@
+import { readdir, stat } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import { espeakDataDir } from '../engines/tts/neural/espeak-data.js'
+import { languageCode } from './languages.js'
+import { readOnnxMetadata } from './onnx-metadata.js'
+import { piperLanguages, piperSpeakers, preparePiper, readPiperConfig } from './piper.js'
+import type { ModelPackage } from './types.js'
+
+/** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
+export const CACHE_DIR = '.parla-cache'
+
+/**
+ * Recognises one entry of `modelsDir` by the layout its project publishes: a Piper voice folder
+ * (`x.onnx` + `x.onnx.json`), sherpa-onnx release archives (VITS/Piper with `tokens.txt`, Kokoro with
+ * `voices.bin`, ZipVoice encoder/decoder/vocoder, Whisper `*-encoder/decoder/tokens`, Moonshine), or a
+ * whisper.cpp `ggml-*.bin`. Returns null for anything else.
+ */
+export async function detectPackage(modelsDir: string, name: string): Promise<ModelPackage | null> {
+  const path = join(modelsDir, name)
+  const info = await stat(path)
+  if (info.isFile()) {
+    if (!/^ggml-.+\.bin$/.test(name)) return null
+    const lang = /\.en\b/.test(name) ? ['en'] : []
+    return { id: name, family: 'whisper-ggml', kind: 'asr', path, languages: lang, speakers: [], runnable: false, note: 'whisper.cpp ggml files are recognised but Parla ships no whisper.cpp runtime yet; use a sherpa-onnx Whisper archive (docs/models.md)' }
+  }
+  if (!info.isDirectory()) return null
+  const files = await readdir(path)
+  const has = (f: string) => files.includes(f)
+  const find = (re: RegExp) => files.filter((f) => re.test(f)).sort((a, b) => a.length - b.length)[0]
+  const cache = join(modelsDir, CACHE_DIR)
+  const base = { id: name, path }
+
+  const whisperEncoder = find(/-encoder(\.int8)?\.onnx$/)
+  const whisperTokens = find(/-tokens\.txt$/)
+  if (whisperEncoder && whisperTokens && find(/-decoder(\.int8)?\.onnx$/)) {
+    const meta = await readOnnxMetadata(join(path, whisperEncoder)).catch(() => ({} as Record<string, string>))
+    const multilingual = meta.is_multilingual !== '0' && !/\.en-/.test(whisperEncoder)
+    const decoder = find(/-decoder(\.int8)?\.onnx$/)!
+    return { ...base, family: 'whisper', kind: 'asr', languages: multilingual ? ['auto'] : ['en'], speakers: [], runnable: true,
+      asr: { model: { whisper: { encoder: join(path, whisperEncoder), decoder: join(path, decoder), task: 'transcribe' } }, tokens: join(path, whisperTokens) } }
+  }
+  if (has('preprocess.onnx') && find(/^encode/) && find(/^uncached_decode/) && find(/^cached_decode/) && has('tokens.txt')) {
+    return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: true,
+      asr: { model: { moonshine: { preprocessor: join(path, 'preprocess.onnx'), encoder: join(path, find(/^encode/)!), uncachedDecoder: join(path, find(/^uncached_decode/)!), cachedDecoder: join(path, find(/^cached_decode/)!) } }, tokens: join(path, 'tokens.txt') } }
+  }
+  const encoder = find(/^encoder.*\.onnx$/)
+  const decoder = find(/^decoder.*\.onnx$/)
+  if (encoder && decoder && has('tokens.txt')) {
+    const vocoder = find(/vocos.*\.onnx$|^vocoder.*\.onnx$/)
+    return { ...base, family: 'zipvoice', kind: 'tts', languages: ['en', 'zh'], speakers: ['default'], clones: true, runnable: vocoder !== undefined,
+      ...(vocoder === undefined && { note: 'ZipVoice needs a vocoder (vocos_24khz.onnx) in the folder' }),
+      prepare: async () => ({ zipvoice: { encoder: join(path, encoder), decoder: join(path, decoder), vocoder: join(path, vocoder!), tokens: join(path, 'tokens.txt'), dataDir: await dataDir(path, files, cache), ...(has('lexicon.txt') && { lexicon: join(path, 'lexicon.txt') }) } }) }
+  }
+  const onnx = find(/\.onnx$/)
+  if (!onnx) return null
+  if (has('voices.bin') && has('tokens.txt')) {
+    const meta = await readOnnxMetadata(join(path, onnx))
+    const speakers = (meta.speaker_names ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+    return { ...base, family: 'kokoro', kind: 'tts', languages: langs(meta.language), speakers: speakers.length ? speakers : ['default'], runnable: true,
+      prepare: async () => ({ kokoro: { model: join(path, onnx), voices: join(path, 'voices.bin'), tokens: join(path, 'tokens.txt'), dataDir: await dataDir(path, files, cache), ...(has('lexicon.txt') && { lexicon: join(path, 'lexicon.txt') }) } }) }
+  }
+  if (has(`${onnx}.json`) && !has('tokens.txt')) {
+    const config = await readPiperConfig(join(path, `${onnx}.json`))
+    return { ...base, family: 'piper', kind: 'tts', languages: piperLanguages(config), speakers: piperSpeakers(config), runnable: true,
+      prepare: () => preparePiper(join(path, onnx), config, join(cache, name), cache) }
+  }
+  if (has('tokens.txt')) {
+    const meta = await readOnnxMetadata(join(path, onnx))
+    if (meta.vocab_size && meta.subsampling_factor) {
+      // A NeMo CTC export (sherpa-onnx's `sherpa-onnx-nemo-*-ctc-*` archives).
+      return { ...base, family: 'nemo-ctc', kind: 'asr', languages: langs(meta.language).length ? langs(meta.language) : ['en'], speakers: [], runnable: true,
+        asr: { model: { nemoCtc: { model: join(path, onnx) } }, tokens: join(path, 'tokens.txt') } }
+    }
+    if (!meta.sample_rate) return { ...base, family: 'vits', kind: 'tts', languages: [], speakers: [], runnable: false, note: `${onnx} has no sample_rate metadata: not a sherpa-onnx TTS export` }
+    const n = Number(meta.n_speakers ?? 1)
+    return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default'], runnable: true,
+      prepare: async () => ({ vits: { model: join(path, onnx), tokens: join(path, 'tokens.txt'), ...(has('lexicon.txt') ? { lexicon: join(path, 'lexicon.txt') } : { dataDir: await dataDir(path, files, cache) }) } }) }
+  }
+  return null
+}
+
+const langs = (value: string | undefined) => (value ?? '').split(/[,+]/).map((v) => languageCode(v)).filter((v): v is string => !!v)
+
+/** The package's own `espeak-ng-data` when it ships one, else Parla's. */
+const dataDir = async (path: string, files: readonly string[], cache: string) =>
+  files.includes('espeak-ng-data') ? join(path, 'espeak-ng-data') : espeakDataDir(cache)
+
+export const packageIdOf = (path: string) => basename(path)

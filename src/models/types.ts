@@ -1,0 +1,26 @@
+import type { AsrLoadConfig, TtsLoadConfig } from '../engines/neural/protocol.js'
+
+/** Model families Parla recognises by their published layouts (docs/models.md). */
+export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'whisper-ggml'
+
+/** One model package found in `modelsDir`: a folder (or a single file) as its project publishes it. */
+export interface ModelPackage {
+  /** The folder or file name: what `parla models rm` takes. */
+  readonly id: string
+  readonly family: ModelFamily
+  readonly kind: 'tts' | 'asr'
+  readonly path: string
+  /** Lower-case language codes; empty when the model does not say. */
+  readonly languages: readonly string[]
+  /** Speaker names of a multi-speaker TTS model, in speaker-id order; one entry for single-speaker models. */
+  readonly speakers: readonly string[]
+  /** Whether Parla can run it on this machine; otherwise `note` says why. */
+  readonly runnable: boolean
+  readonly note?: string
+  /** Clones from reference audio + transcript (ZipVoice). */
+  readonly clones?: boolean
+  /** Runtime configuration (files), resolved when the model is first used. */
+  readonly prepare?: () => Promise<TtsLoadConfig>
+  /** Runtime configuration of an ASR package (files). */
+  readonly asr?: AsrLoadConfig
+}
