@@ -11,6 +11,7 @@ import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
 import { installNotFound } from './api/not-found.js'
+import { installListenerAnswers, receiveOptions } from './api/receive-limits.js'
 import { installValidators } from './api/validators.js'
 import type { Deps } from './deps.js'
 import { SpeechError } from './errors.js'
@@ -25,8 +26,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: deps.config.maxBodyBytes,
-    // Long TTS streams and WebSocket sessions set their own limits; no global request timeout.
-    requestTimeout: 0,
+    // Bounds on receiving a request (never on streaming the response), and Node's own answers in our shape.
+    ...receiveOptions(deps.config),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // The router answers these before any hook runs; send them through the Fish error wire like the rest.
@@ -42,6 +43,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
   })
   installValidators(app)
+  installListenerAnswers(app, deps.config)
   app.setErrorHandler(fishErrorHandler)
   installNotFound(app)
   installAuth(app, deps.keys)

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
-import type { TtsService } from '../../services/tts/service.js'
+import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
@@ -47,6 +47,8 @@ export class Utterance {
   private firstSentAt = 0
   private pauseMs = 0
   private blockedSince: number | undefined
+  /** Some unit planned to speech: an utterance with nothing to speak ends as `/v1/tts` would answer it. */
+  private planned = false
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
@@ -88,6 +90,7 @@ export class Utterance {
     this.speak(this.buffer.takeAll())
     this.queue = this.queue.then(async () => {
       if (this.signal.aborted || !this.encoder) return
+      if (!this.planned) return this.ctx.failed(nothingToSpeak())
       await this.sendAudio(this.encoder.end(), 0)
       await sleep(FINISH_GAP_MS)
       if (this.signal.aborted) return
@@ -104,6 +107,7 @@ export class Utterance {
         if (this.signal.aborted || !encoder) return
         const params = { ...this.params, text: unit, languageHint: language, presplit: true }
         const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
         const dueAt = performance.now() + Math.max(0, this.leadSec()) * 1000
