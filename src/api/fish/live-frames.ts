@@ -43,7 +43,7 @@ export function parseLiveFrame(data: Buffer, isBinary: boolean): LiveFrame {
 /** `start.request` is the `/v1/tts` body with `text` optional (text usually follows in `text` frames). */
 function startRequest(request: unknown): TtsRequestBody {
   if (!isMap(request)) {
-    const got = request === undefined ? 'nothing' : Array.isArray(request) ? 'an array' : request instanceof Uint8Array ? 'binary data' : typeof request
+    const got = request === undefined ? 'nothing' : request === null ? 'nil' : Array.isArray(request) ? 'an array' : request instanceof Uint8Array ? 'binary data' : typeof request
     throw new SpeechError('bad_request', `invalid start request: "request" must be a map of TTS options (as the /v1/tts body), got ${got}`)
   }
   const body = { text: '', ...request }
