@@ -161,10 +161,10 @@ export function fishClientErrorHandler(limits: ReceiveLimits) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return
     const e = fromClientError(err, socket, limits)
     this.log.info({ code: e.code, msg: e.message, parser: err.code }, 'connection rejected')
-    // A request with its headers read has a response object until that is finished: none means it was
-    // answered already (e.g. a 401 before its body), and a response under way cannot be followed by another.
+    // A response under way cannot be followed by another. A request still receiving its body with no
+    // response object was answered already (e.g. a 401 before its body was read).
     const incoming = socket.parser?.incoming
-    const answered = incoming && !incoming.complete ? !socket._httpMessage : socket._httpMessage?.headersSent
+    const answered = socket._httpMessage ? socket._httpMessage.headersSent : Boolean(incoming && !incoming.complete)
     if (socket.writable && !answered) socket.end(rawErrorResponse(e))
     // end() flushes the answer; a client that never reads it is cut off all the same.
     setTimeout(() => socket.destroy(), 1000).unref()

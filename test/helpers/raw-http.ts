@@ -39,12 +39,13 @@ export function readAnswer(socket: Socket, waitMs = 30_000): Promise<RawAnswer> 
   })
 }
 
-/** Sends `bytes` on a fresh connection and reads the answer. */
-export async function rawRequest(url: string, bytes: string | Buffer, waitMs?: number): Promise<RawAnswer> {
+/** Sends `bytes` on a fresh connection and reads the answer; `end` also closes the sending side (no more bytes). */
+export async function rawRequest(url: string, bytes: string | Buffer, waitMs?: number, end = false): Promise<RawAnswer> {
   const socket = await openRaw(url)
   socket.on('error', () => {})
   const answer = readAnswer(socket, waitMs)
-  socket.write(bytes)
+  if (end) socket.end(bytes)
+  else socket.write(bytes)
   return answer
 }
 
