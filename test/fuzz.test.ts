@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
-import { checkStillServing, storedState } from './fuzz/invariants.js'
+import { checkStillServing, openConnections, storedState } from './fuzz/invariants.js'
 import { allProperties, FUZZ_SERVER_SETTINGS } from './fuzz/surfaces.js'
 
 const SEED = Number(process.env.PARLA_FUZZ_SEED ?? 20261123)
@@ -30,5 +30,10 @@ describe('fuzzing (seeded, shrinking)', () => {
     // The in-memory server starts empty (built-in voices are seeded only by `parla serve`).
     const { models } = await storedState(s)
     if (models > 1) throw new Error(`left behind: ${models} models`)
+  })
+
+  it('no connection is held open once the fuzzing clients are done', async () => {
+    const n = await openConnections(s)
+    if (n !== 0) throw new Error(`${n} connections still open`)
   })
 })

@@ -8,7 +8,7 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import fc from 'fast-check'
 import { startTestServer } from '../helpers/app.js'
-import { checkStillServing, storedState } from './invariants.js'
+import { checkStillServing, openConnections, storedState } from './invariants.js'
 import { allProperties, FUZZ_SERVER_SETTINGS } from './surfaces.js'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000' }, seed: { type: 'string' }, only: { type: 'string' } } })
@@ -31,8 +31,10 @@ for (const p of allProperties().filter((q) => !values.only || q.name.includes(va
   await checkStillServing(s)
 }
 const { models, blobs } = await storedState(s)
+const open = await openConnections(s)
+if (open !== 0) failed = true
 const total = ((performance.now() - began) / 1000).toFixed(0)
-process.stdout.write(`\n${cases} cases, seed ${seed}, ${total} s; stored afterwards: ${models} models, ${blobs} blobs; ${failed ? 'FAILURES' : 'no failures'}\n`)
+process.stdout.write(`\n${cases} cases, seed ${seed}, ${total} s; stored afterwards: ${models} models, ${blobs} blobs; open connections: ${open}; ${failed ? 'FAILURES' : 'no failures'}\n`)
 process.stdout.write(`| ${new Date().toISOString().slice(0, 10)} | \`npm run fuzz -- --runs ${runs} --seed ${seed}\` | ${cases} | ${total} s | ${failed ? 'failures' : 'none'} | ${loadavg().map((l) => l.toFixed(2)).join(' ')} |\n`)
 await s.close()
 process.exit(failed ? 1 : 0)

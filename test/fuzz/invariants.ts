@@ -62,3 +62,15 @@ export async function checkStillServing(s: TestServer): Promise<void> {
   })
   check(res.statusCode === 200 && res.rawPayload.length > 8000, 'a normal TTS request failed after fuzzing', `${res.statusCode} ${res.body.slice(0, 200)}`)
 }
+
+/** Connections still open on the listener once clients are done, after up to `waitMs` for closes under way. */
+export async function openConnections(s: TestServer, waitMs = 5000): Promise<number> {
+  const count = () => new Promise<number>((resolve) => s.app.server.getConnections((err, n) => resolve(err ? -1 : n)))
+  const until = performance.now() + waitMs
+  let n = await count()
+  while (n > 0 && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 50))
+    n = await count()
+  }
+  return n
+}
