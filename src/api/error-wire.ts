@@ -173,7 +173,7 @@ export function fishClientErrorHandler(limits: ReceiveLimits) {
 
 /** Node's `checkExpectation` event: an `Expect` other than `100-continue` is a 417 that says why. */
 export function fishExpectationFailed(req: IncomingMessage, res: ServerResponse): void {
-  const e = new SpeechError('expectation_failed', `'Expect: ${req.headers.expect ?? ''}' cannot be met; the only supported expectation is 'Expect: 100-continue' (or send no Expect header)`)
+  const e = new SpeechError('expectation_failed', `'Expect: ${(req.headers.expect ?? '').slice(0, 100)}' cannot be met; the only supported expectation is 'Expect: 100-continue' (or send no Expect header)`)
   const body = JSON.stringify(fishErrorBody(e))
   res.shouldKeepAlive = false
   res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
