@@ -12,6 +12,7 @@ import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
 import { walletRoutes } from './api/fish/wallet.js'
 import { installNotFound } from './api/not-found.js'
+import { installListenerAnswers, receiveOptions } from './api/receive-limits.js'
 import { installValidators } from './api/validators.js'
 import { playgroundRoutes } from './api/web/playground.js'
 import type { Deps } from './deps.js'
@@ -27,8 +28,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: deps.config.maxBodyBytes,
-    // Long TTS streams and WebSocket sessions set their own limits; no global request timeout.
-    requestTimeout: 0,
+    // Bounds on receiving a request (never on streaming the response), and Node's own answers in our shape.
+    ...receiveOptions(deps.config),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // The router answers these before any hook runs; send them through the Fish error wire like the rest.
@@ -45,6 +46,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   })
   installValidators(app)
   deps.aliases.onFirstUse((alias, target) => app.log.info({ alias, target }, `voice '${alias}' is an alias: speaking with '${target}' (setting voiceAliases)`))
+  installListenerAnswers(app, deps.config)
   app.setErrorHandler(fishErrorHandler)
   installNotFound(app)
   installAuth(app, deps.keys)

@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   not_found: 404,
   reference_not_found: 404,
   method_not_allowed: 405,
+  /** The request (headers or body) did not arrive in time. */
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -17,11 +19,17 @@ export const ERROR_CODES = {
    * text): 422 as `{status, message}`, which every SDK parses, not the field array (see docs/decisions.md).
    */
   unusable_input: 422,
+  /** An `Expect` header the server cannot meet (anything but `100-continue`). */
+  expectation_failed: 417,
   /** A field is wrong; carries `issues` that become the 422 array. */
   validation_failed: 422,
   /** The request is well-formed but cannot be served in the resource's current state. */
   not_ready: 409,
+  /** A WebSocket route reached without the upgrade. */
+  upgrade_required: 426,
   rate_limited: 429,
+  /** The request line or headers are larger than the server reads. */
+  headers_too_large: 431,
   internal_error: 500,
   engine_failed: 502,
   engine_busy: 503,

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
 
 /**
@@ -116,4 +118,64 @@ export function fishLiveErrorMessage(e: SpeechError): string {
   if (e.status >= 500) return 'Internal server error'
   if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')
   return e.message
+}
+
+/** What the connection-level answers below need to know to say what to fix. */
+export interface ReceiveLimits {
+  readonly headersTimeoutSec: number
+  readonly bodyTimeoutSec: number
+  readonly maxHeaderBytes: number
+}
+
+type ParsedSocket = Socket & { parser?: { incoming?: IncomingMessage | null } | null; _httpMessage?: ServerResponse | null }
+
+/** Node's client errors (garbage instead of HTTP, oversized headers, receive timeouts) as SpeechErrors. */
+function fromClientError(err: NodeJS.ErrnoException & { reason?: string }, socket: ParsedSocket, limits: ReceiveLimits): SpeechError {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return new SpeechError('headers_too_large', `The request line and headers are over ${limits.maxHeaderBytes} bytes; send a shorter URL and fewer or smaller headers`)
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // Node uses one code for both limits; headers are complete once the parser holds a request.
+    const incoming = socket.parser?.incoming
+    return incoming && !incoming.complete
+      ? new SpeechError('request_timeout', `The request body did not arrive within ${limits.bodyTimeoutSec} s; send it faster or in smaller requests`)
+      : new SpeechError('request_timeout', `The request headers did not arrive within ${limits.headersTimeoutSec} s; send the whole request head at once`)
+  }
+  const reason = typeof err.reason === 'string' ? ` (${err.reason})` : ''
+  return new SpeechError('bad_request', `The request is not valid HTTP/1.1${reason}; send 'METHOD /path HTTP/1.1', headers as 'Name: value', and a body matching its Content-Length or chunked framing`)
+}
+
+/** A whole HTTP/1.1 error response written straight to a socket no route will answer; it closes the connection. */
+function rawErrorResponse(e: SpeechError): string {
+  const body = JSON.stringify(fishErrorBody(e))
+  return `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+}
+
+/**
+ * Fastify's `clientErrorHandler`: errors Node's HTTP parser and receive timers raise before any route runs,
+ * answered in the API's shape. A response already under way on the socket cannot be followed by another.
+ */
+export function fishClientErrorHandler(limits: ReceiveLimits) {
+  return function (this: { log: FastifyBaseLogger }, err: NodeJS.ErrnoException, socket: ParsedSocket): void {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    const e = fromClientError(err, socket, limits)
+    this.log.info({ code: e.code, msg: e.message, parser: err.code }, 'connection rejected')
+    // A response under way cannot be followed by another. A request still receiving its body with no
+    // response object was answered already (e.g. a 401 before its body was read).
+    const incoming = socket.parser?.incoming
+    const answered = socket._httpMessage ? socket._httpMessage.headersSent : Boolean(incoming && !incoming.complete)
+    if (socket.writable && !answered) socket.end(rawErrorResponse(e))
+    // end() flushes the answer; a client that never reads it is cut off all the same.
+    setTimeout(() => socket.destroy(), 1000).unref()
+  }
+}
+
+/** Node's `checkExpectation` event: an `Expect` other than `100-continue` is a 417 that says why. */
+export function fishExpectationFailed(req: IncomingMessage, res: ServerResponse): void {
+  const e = new SpeechError('expectation_failed', `'Expect: ${(req.headers.expect ?? '').slice(0, 100)}' cannot be met; the only supported expectation is 'Expect: 100-continue' (or send no Expect header)`)
+  const body = JSON.stringify(fishErrorBody(e))
+  res.shouldKeepAlive = false
+  res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+  res.end(body)
 }

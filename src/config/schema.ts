@@ -96,6 +96,15 @@ export const ConfigSchema = Type.Object(
     asrEngine: Type.String({ default: '' }),
     /** Inference threads per neural synthesis. */
     neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    /** A request whose line and headers have not all arrived this many seconds after it began gets a 408. */
+    headersTimeoutSec: Type.Integer({ default: 30, minimum: 1 }),
+    /** A request body with no byte for this many seconds gets a 408 and its connection closed. */
+    bodyIdleTimeoutSec: Type.Integer({ default: 30, minimum: 1 }),
+    /**
+     * Longest time to receive a whole request (headers and body), in seconds; responses are not bounded.
+     * The default passes a 20 MB upload at about 180 kbit/s.
+     */
+    bodyTimeoutSec: Type.Integer({ default: 900, minimum: 1 }),
   },
   { additionalProperties: false },
 )

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
-import type { TtsService } from '../../services/tts/service.js'
+import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
@@ -54,6 +54,10 @@ export class Utterance {
   private blockedSince: number | undefined
   /** Raw audio too small to send alone (see MIN_FRAME_BYTES). */
   private held: Uint8Array | null = null
+  /** Some unit planned to speech: an utterance with nothing to speak ends as `/v1/tts` would answer it. */
+  private planned = false
+  /** Some text was queued for synthesis. */
+  private enqueued = false
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
@@ -95,7 +99,10 @@ export class Utterance {
     this.speak(this.buffer.takeAll())
     this.queue = this.queue.then(async () => {
       if (this.signal.aborted || !this.encoder) return
-      await this.sendAudio(this.encoder.end(), 0, 'last')
+      // Text that planned to nothing is the 422 of /v1/tts; no text at all (start, then stop) is no request for
+      // speech, and finishes quietly as clients that open an utterance and cancel it expect.
+      if (!this.planned && this.enqueued) return this.ctx.failed(nothingToSpeak())
+      if (this.planned) await this.sendAudio(this.encoder.end(), 0, 'last')
       await sleep(FINISH_GAP_MS)
       if (this.signal.aborted) return
       done()
@@ -104,6 +111,7 @@ export class Utterance {
   }
 
   private enqueue(unit: string, language: string): void {
+    this.enqueued = true
     this.inflight++
     this.queue = this.queue.then(async () => {
       try {
@@ -111,6 +119,7 @@ export class Utterance {
         if (this.signal.aborted || !encoder) return
         const params = { ...this.params, text: unit, languageHint: language, presplit: true }
         const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
         const dueAt = performance.now() + Math.max(0, this.leadSec()) * 1000

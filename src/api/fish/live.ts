@@ -1,4 +1,4 @@
-import { decode, encode } from '@msgpack/msgpack'
+import { encode } from '@msgpack/msgpack'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Deps } from '../../deps.js'
@@ -6,14 +6,17 @@ import { SpeechError, toSpeechError } from '../../errors.js'
 import { toTtsParams } from '../../services/tts/params.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
-import { compileBodyValidator } from '../validators.js'
 import { startHeartbeat } from './live-heartbeat.js'
+import { notUpgraded, parseLiveFrame, type LiveFrame } from './live-frames.js'
 import { Utterance } from './live-utterance.js'
-import { TtsRequestBody } from './tts-schemas.js'
+import type { TtsRequestBody } from './tts-schemas.js'
 
 export { HIGH_WATER_BYTES } from './live-utterance.js'
 
-const validateRequest = compileBodyValidator(TtsRequestBody)
+/** Close codes that say why (RFC 6455 §7.4.1); 1009 (a frame over the size limit) is sent by `ws` itself. */
+const CLOSE = { policy: 1008, serverError: 1011 } as const
+/** A client that sends this many invalid frames in a row is not speaking the protocol: close with 1008. */
+const MAX_BAD_FRAMES = 16
 
 /**
  * `GET /v1/tts/live`: real-time TTS over binary MessagePack frames (fish-compat §6). Client frames:
@@ -23,25 +26,28 @@ const validateRequest = compileBodyValidator(TtsRequestBody)
  * for it is under way (and being read); a peer that stops answering the server's pings is dropped.
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
-  app.get(
-    '/v1/tts/live',
-    {
-      websocket: true,
-      schema: { hide: true },
-      // A refused upgrade (401, 404, …) is answered on the raw socket, which no HTTP parser reads any more:
-      // say so and close it, or it lingers open and holds up server shutdown.
-      onSend: async (request, reply, payload) => {
-        if (request.raw.headers.upgrade && reply.statusCode !== 101) void reply.header('connection', 'close')
-        return payload
-      },
-      onResponse: async (request, reply) => {
-        if (request.raw.headers.upgrade && reply.statusCode !== 101) request.raw.socket.end()
-      },
+  app.route({
+    method: 'GET',
+    url: '/v1/tts/live',
+    schema: { hide: true },
+    // A plain GET (no upgrade) is told what this route is, rather than getting an empty 404.
+    handler: async (_request, reply) => {
+      void reply.header('upgrade', 'websocket')
+      throw notUpgraded()
     },
-    (socket, request) => {
+    wsHandler: (socket, request) => {
       new LiveSession(socket, deps, request.principal, request.headers.model).listen()
     },
-  )
+    // A refused upgrade (401, 404, …) is answered on the raw socket, which no HTTP parser reads any more:
+    // say so and close it, or it lingers open and holds up server shutdown.
+    onSend: async (request, reply, payload) => {
+      if (request.raw.headers.upgrade && reply.statusCode !== 101) void reply.header('connection', 'close')
+      return payload
+    },
+    onResponse: async (request, reply) => {
+      if (request.raw.headers.upgrade && reply.statusCode !== 101) request.raw.socket.end()
+    },
+  })
 }
 
 class LiveSession {
@@ -52,6 +58,7 @@ class LiveSession {
   private readonly closed = new AbortController()
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
+  private badFrames = 0
 
   constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown) {
     this.socket = socket
@@ -72,7 +79,9 @@ class LiveSession {
       clearTimeout(this.idle)
       this.closed.abort(new DOMException('socket closed', 'AbortError'))
     })
-    this.socket.on('error', () => this.socket.terminate())
+    // ws has already started the closing handshake with the code that says why (1009 too big, 1002 protocol,
+    // 1007 bad UTF-8); terminating here would turn that into a bare 1006 at the client.
+    this.socket.on('error', () => {})
   }
 
   private touch(): void {
@@ -97,30 +106,20 @@ class LiveSession {
   private onFrame(data: Buffer, isBinary: boolean): void {
     this.touch()
     try {
-      if (!isBinary) throw new SpeechError('bad_request', 'frames must be binary MessagePack maps, not text frames')
-      let frame: unknown
-      try {
-        frame = decode(data)
-      } catch (err) {
-        throw new SpeechError('bad_request', `frame is not valid MessagePack: ${(err as Error).message}`)
-      }
-      this.handle(frame)
+      this.handle(parseLiveFrame(data, isBinary))
+      this.badFrames = 0
     } catch (err) {
       // A bad frame ends the running utterance, if any, and tells the client what was wrong.
-      this.report(this.started, fishLiveErrorMessage(toSpeechError(err)))
+      const e = toSpeechError(err)
+      this.report(this.started, fishLiveErrorMessage(e))
+      if (e.status >= 500) return this.socket.close(CLOSE.serverError, 'internal server error')
+      if (++this.badFrames >= MAX_BAD_FRAMES) this.socket.close(CLOSE.policy, `${MAX_BAD_FRAMES} invalid frames in a row`)
     }
   }
 
-  private handle(frame: unknown): void {
-    if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || frame instanceof Uint8Array) {
-      throw new SpeechError('bad_request', 'frame must be a MessagePack map with an "event" key')
-    }
-    const { event } = frame as { event?: unknown }
-    if (event === 'start') return this.start((frame as { request?: unknown }).request)
-    if (event !== 'text' && event !== 'flush' && event !== 'stop') {
-      const name = JSON.stringify(event) ?? 'undefined'
-      throw new SpeechError('bad_request', `unknown event ${name}; send start, text, flush or stop`)
-    }
+  private handle(frame: LiveFrame): void {
+    if (frame.event === 'start') return this.start(frame.request)
+    const { event } = frame
     const s = this.started
     if (!s) {
       throw new SpeechError('bad_request', `"${event}" before "start"; send {event: "start", request: {...}} first`)
@@ -129,30 +128,22 @@ class LiveSession {
       if (event === 'stop') return
       throw new SpeechError('bad_request', `"${event}" after "stop"; wait for "finish", then "start" again`)
     }
-    if (event === 'text') {
-      const text = (frame as { text?: unknown }).text
-      if (typeof text !== 'string') throw new SpeechError('bad_request', 'text event needs "text" as a string')
-      if (s.buffer.length + text.length > this.deps.config.maxTextLength) {
+    if (frame.event === 'text') {
+      if (s.buffer.length + frame.text.length > this.deps.config.maxTextLength) {
         const limit = this.deps.config.maxTextLength
         throw new SpeechError('bad_request', `buffered text exceeds ${limit} characters; send flush or stop more often`)
       }
-      s.buffer.append(text)
+      s.buffer.append(frame.text)
       s.speak(s.buffer.takeReady())
     } else if (event === 'flush') s.speak(s.buffer.takeAll())
     else s.stop(() => this.started === s && (this.started = null))
   }
 
-  private start(request: unknown): void {
+  private start(body: TtsRequestBody): void {
     if (this.started) {
       throw new SpeechError('bad_request', '"start" while an utterance is running; send "stop" and wait for "finish" first')
     }
-    const body = typeof request === 'object' && request !== null ? { text: '', ...(request as object) } : request
-    const issues = validateRequest(body)
-    if (issues.length > 0) {
-      const what = issues.map((i) => `${i.loc.slice(1).join('.') || 'request'}: ${i.msg}`).join('; ')
-      throw new SpeechError('bad_request', `invalid start request: ${what}`)
-    }
-    const params = toTtsParams(body as TtsRequestBody, this.model, this.deps.config)
+    const params = toTtsParams(body, this.model, this.deps.config)
     const ctx = {
       tts: this.deps.tts,
       principal: this.principal,

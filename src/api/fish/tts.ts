@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { toTtsParams } from '../../services/tts/params.js'
-import type { PreparedSpeech } from '../../services/tts/service.js'
+import { nothingToSpeak, type PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { sseEvents } from './sse.js'
 import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
@@ -26,7 +26,9 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
 
   const prepare = async (body: TtsRequestBody, model: unknown, principal: Parameters<Deps['tts']['prepare']>[1], signal: AbortSignal) => {
     if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak')
-    return deps.tts.prepare(toTtsParams(body, model, deps.config), principal, signal)
+    const speech = await deps.tts.prepare(toTtsParams(body, model, deps.config), principal, signal)
+    if (speech.chunks.length === 0) throw nothingToSpeak()
+    return speech
   }
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {

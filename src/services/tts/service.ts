@@ -1,5 +1,6 @@
 import type { AudioEncoder, EncoderSession } from '../../audio/types.js'
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
+import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
@@ -24,6 +25,13 @@ export interface PreparedSpeech {
   /** `dueAt`: when the listener needs the first audio (`performance.now()` ms; default now), see `RenderOptions`. */
   render(signal?: AbortSignal, dueAt?: number): AsyncGenerator<RenderEvent>
 }
+
+/**
+ * Text that plans to no chunk at all (only punctuation, tags, invisible characters or lone surrogates) gets
+ * this 422 on every surface (the live socket sends its message in `finish`), never an empty audio body.
+ */
+export const nothingToSpeak = () =>
+  new SpeechError('unusable_input', 'text has nothing to speak: no words, numbers or symbols remain once tags, punctuation and invisible characters are set aside; send text with something to say')
 
 export interface TtsService {
   prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>

@@ -1,0 +1,40 @@
+/**
+ * Long fuzzing runs: `npm run fuzz -- --runs N [--seed S] [--only <name part>]`. Runs every property of every
+ * surface N times against one in-memory server, then checks normal service and leftovers; prints a summary
+ * line per property and a Markdown row for docs/benchmarks.md. A failure prints the seed, path and shrunk
+ * counterexample (replay: same --seed, or PARLA_FUZZ_SEED with the test suite) and exits 1.
+ */
+import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
+import fc from 'fast-check'
+import { startTestServer } from '../helpers/app.js'
+import { checkStillServing, openConnections, storedState } from './invariants.js'
+import { allProperties, FUZZ_SERVER_SETTINGS } from './surfaces.js'
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000' }, seed: { type: 'string' }, only: { type: 'string' } } })
+const runs = Number(values.runs)
+const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed)
+const s = await startTestServer(FUZZ_SERVER_SETTINGS)
+await s.listen()
+const began = performance.now()
+let failed = false
+let cases = 0
+for (const p of allProperties().filter((q) => !values.only || q.name.includes(values.only))) {
+  const from = performance.now()
+  const result = await fc.check(p.property(s), { numRuns: runs, seed })
+  cases += result.numRuns
+  const sec = ((performance.now() - from) / 1000).toFixed(1)
+  if (result.failed) {
+    failed = true
+    process.stdout.write(`FAIL ${p.name} after ${result.numRuns} cases (${sec} s)\n${fc.defaultReportMessage(result)}\n`)
+  } else process.stdout.write(`ok   ${p.name}: ${result.numRuns} cases, ${sec} s\n`)
+  await checkStillServing(s)
+}
+const { models, blobs } = await storedState(s)
+const open = await openConnections(s)
+if (open !== 0) failed = true
+const total = ((performance.now() - began) / 1000).toFixed(0)
+process.stdout.write(`\n${cases} cases, seed ${seed}, ${total} s; stored afterwards: ${models} models, ${blobs} blobs; open connections: ${open}; ${failed ? 'FAILURES' : 'no failures'}\n`)
+process.stdout.write(`| ${new Date().toISOString().slice(0, 10)} | \`npm run fuzz -- --runs ${runs} --seed ${seed}\` | ${cases} | ${total} s | ${failed ? 'failures' : 'none'} | ${loadavg().map((l) => l.toFixed(2)).join(' ')} |\n`)
+await s.close()
+process.exit(failed ? 1 : 0)
