@@ -10,6 +10,7 @@ import { modelRoutes } from './api/fish/models.js'
 import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
+import { openAiRoutes } from './api/openai/index.js'
 import { installNotFound } from './api/not-found.js'
 import { installValidators } from './api/validators.js'
 import type { Deps } from './deps.js'
@@ -61,6 +62,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(ttsRoutes, { deps })
   await app.register(liveRoutes, { deps })
   await app.register(asrRoutes, { deps })
+  await app.register(openAiRoutes, { deps })
   // Server start (not in createDeps, which CLI commands also use while a server may be running): delete blobs
   // left by creates a crash cut short, and re-queue training a restart interrupted.
   app.addHook('onReady', async () => {
