@@ -11,7 +11,7 @@ import { medianF0, trackPitch } from '../../src/audio/dsp/pitch.js'
 
 const run = promisify(execFile)
 
-export type Format = 'wav' | 'pcm' | 'mp3' | 'opus'
+export type Format = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac'
 
 /** ffmpeg input options for raw pcm (headerless s16le mono at `rate`); none for self-describing files. */
 const inputArgs = (format: Format, rate: number) => (format === 'pcm' ? ['-f', 's16le', '-ar', String(rate), '-ac', '1'] : [])

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
+import { SpeechError } from '../../errors.js'
 import { clientSignal } from '../client-signal.js'
 import { sendStream } from '../fish/tts.js'
 import { formatTranscript } from './transcript-formats.js'
@@ -29,7 +30,9 @@ export async function transcriptionRoutes(app: FastifyInstance, { deps }: { deps
       ...(input.language !== undefined && { language: input.language }),
       ignoreTimestamps: false,
       words: input.words,
-    }, signal)
+    }, signal).catch((err: unknown) => {
+      throw fileField(err)
+    })
     if (input.stream) {
       // Recognition finishes per utterance, then the transcript goes out phrase by phrase.
       async function* events() {
@@ -44,4 +47,11 @@ export async function transcriptionRoutes(app: FastifyInstance, { deps }: { deps
     const { type, body } = formatTranscript(result, input)
     return reply.type(type).send(body)
   })
+}
+
+/** The ASR service names the upload `audio` (the Fish field); here the field is `file`. */
+function fileField(err: unknown): unknown {
+  if (!(err instanceof SpeechError) || !err.issues.some((i) => i.loc[1] === 'audio')) return err
+  const issues = err.issues.map((i) => (i.loc[1] === 'audio' ? { ...i, loc: ['body', 'file', ...i.loc.slice(2)] } : i))
+  return new SpeechError(err.code, err.message.replace(/^body\.audio/, 'body.file'), { issues, cause: err })
 }

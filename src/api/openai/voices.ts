@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
-import { builtinModelId } from '../../voices/builtin.js'
+import { builtinModelId, listBuiltinVoices } from '../../voices/builtin.js'
 import type { ModelRoute } from './model-routing.js'
 import { voiceMap } from './voice-map.js'
 
@@ -58,6 +58,10 @@ export function createVoicePicker(deps: Deps) {
           }
           if (pageNumber * 100 >= page.total || page.items.length === 0) break
         }
+      }
+      // Built-in voices are listed as models once the server seeded them; before that (and in tests) from the engines.
+      for (const b of await listBuiltinVoices(deps.speech.engines)) {
+        if (!seen.has(b.modelId)) entries.push({ id: b.modelId, name: b.voice.title, languages: b.voice.languages })
       }
       return entries
     },
