@@ -4,7 +4,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FestivalEngine } from '../src/engines/tts/festival/index.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
-import { decode, pcm16, probe, speechRmsDb, type Format } from './helpers/tts-audio.js'
+import { decode, pcm16, probe, speechRmsDb, type AnyFormat } from './helpers/tts-audio.js'
 
 /**
  * The `openai` npm SDK, unmodified, against a listening Parla: `/v1/audio/speech` in every format (decoded
@@ -31,7 +31,7 @@ afterAll(async () => {
   await s.close()
 })
 
-const CODECS: Record<Exclude<Format, 'pcm'>, { codec: string; rate: number }> = {
+const CODECS: Record<Exclude<AnyFormat, 'pcm'>, { codec: string; rate: number }> = {
   mp3: { codec: 'mp3', rate: 24000 },
   opus: { codec: 'opus', rate: 48000 },
   aac: { codec: 'aac', rate: 24000 },
