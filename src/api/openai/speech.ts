@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { invalidField } from '../../errors.js'
-import type { TtsParams } from '../../services/tts/params.js'
+import { plainTtsParams } from '../../services/tts/params.js'
 import { clientSignal } from '../client-signal.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
@@ -43,22 +43,13 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     if (voiceName.trim() === '') throw invalidField(['body', 'voice'], "'voice' is empty; send an OpenAI voice name such as alloy, or a Parla voice model id")
     const format = body.response_format ?? 'mp3'
     const cues = instructionCues(body.instructions, route.dialect)
-    const params: TtsParams = {
-      text: cues ? `${cues} ${body.input}` : body.input,
+    const params = plainTtsParams(cues ? `${cues} ${body.input}` : body.input, format, {
       dialect: route.dialect,
       referenceIds: [await voices.pick(voiceName, route, request.principal)],
-      references: [],
       speed: body.speed ?? 1,
-      volumeDb: 0,
-      normalizeLoudness: true,
-      chunkLength: 200,
-      minChunkLength: 50,
       latency: route.latency,
-      normalize: true,
-      format,
       sampleRate: OPENAI_RATE,
-      sampling: {},
-    }
+    })
     const signal = clientSignal(reply)
     const speech = await deps.tts.prepare(params, request.principal, signal)
     if (body.stream_format === 'sse') {

@@ -1,0 +1,43 @@
+import { createServer, type Server, type Socket } from 'node:net'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { handleWyomingConnection } from './session.js'
+
+export interface WyomingServer {
+  /** The port it listens on (the setting, or the one the OS chose for port 0 in tests). */
+  readonly port: number
+  close(): Promise<void>
+}
+
+/**
+ * The Wyoming TCP server (Home Assistant's local voice protocol): one port for TTS and ASR, as Home
+ * Assistant's integration takes one host and port per service and asks each what it offers. Wyoming has no
+ * authentication: it binds to `host` (loopback by default) and acts as no account (public voices only).
+ */
+export async function startWyomingServer(deps: Deps, options: { host: string; port: number; log: FastifyBaseLogger }): Promise<WyomingServer> {
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.setNoDelay(true)
+    handleWyomingConnection(socket, deps, options.log)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : options.port
+  options.log.info({ host: options.host, port }, 'wyoming server listening (no authentication)')
+  return {
+    port,
+    async close() {
+      const done = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const socket of sockets) socket.destroy()
+      await done
+    },
+  }
+}
