@@ -141,10 +141,10 @@ async function main(): Promise<void> {
   console.log(`server: ${WARM.join(' and ')} warmed up in ${fmt((performance.now() - t0) / 1000, 2)} s (process start included), ` +
     `RSS ${fmt(idle.rssMb, 0)} MB idle; uploads as ${UPLOAD} ` +
     `(${Object.values(uploads).map((u) => fmt(u.bytes.length / 1e6, 1)).join(' and ')} MB), multipart over HTTP`)
-  console.log('file     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')
   try {
     await asrProtocols(server, uploads['60 s']!.bytes, 60, Number(process.env.BENCH_RUNS ?? 5))
     if (process.env.BENCH_ONLY === 'protocols') return
+    console.log('\nfile     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')
     for (const [name, file] of Object.entries(uploads)) {
       for (const concurrent of [1, 4]) {
         const r = await measureServer(server, file, concurrent)

@@ -147,6 +147,17 @@ describe('bad input', () => {
     c.close()
   })
 
+  it('streamed text that never ends a sentence may not grow past maxTextLength', async () => {
+    const c = await wyomingClient(wyoming.port)
+    c.send('synthesize-start', {})
+    c.send('synthesize-chunk', { text: 'a'.repeat(s.deps.config.maxTextLength + 1) })
+    expect(String((await c.next()).data.text)).toContain(`the limit is ${s.deps.config.maxTextLength}`)
+    c.send('synthesize-stop')
+    // The failed request says nothing more but that it stopped.
+    expect((await c.next()).type).toBe('synthesize-stopped')
+    c.close()
+  })
+
   it('a size the stream cannot be framed past is an error, then the server closes the connection', async () => {
     const c = await wyomingClient(wyoming.port)
     c.raw(JSON.stringify({ type: 'audio-chunk', payload_length: -5 }) + '\n')

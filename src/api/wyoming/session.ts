@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { isAbortError, SpeechError, toSpeechError } from '../../errors.js'
 import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from './framing.js'
 import { wyomingInfo } from './info.js'
-import { readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
+import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
 import { addChunk, startAudio, transcribeAudio, type IncomingAudio } from './transcription.js'
 
 const AUDIO_FORMAT = { rate: WYOMING_TTS_RATE, width: 2, channels: 1 }
@@ -92,6 +92,14 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         if (!stream) return fail(new SpeechError('bad_request', 'synthesize-chunk came before synthesize-start'))
         if (typeof d.text !== 'string') return fail(new SpeechError('bad_request', 'synthesize-chunk needs "text" (a string)'))
         stream.text += d.text
+        try {
+          // Text with no sentence end yet is held; it may not grow past the limit one request has.
+          checkLength(deps, stream.text)
+        } catch (err) {
+          stream.request.failed = true
+          stream.text = ''
+          return fail(err)
+        }
         for (let m = SENTENCE.exec(stream.text); m; m = SENTENCE.exec(stream.text)) {
           speak(m[1]!, stream.voice, stream.request)
           stream.text = stream.text.slice(m[0].length)

@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js'
+import { SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { WYOMING_PRINCIPAL } from './principal.js'
 
@@ -28,6 +29,7 @@ export function readVoice(data: Record<string, unknown>): WyomingVoice {
  * name is a voice model id (built-in or public); a language alone picks that language's default voice.
  */
 export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoice, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  checkLength(deps, text)
   const params = plainTtsParams(text, 'pcm', {
     sampleRate: WYOMING_TTS_RATE,
     ...(voice.name && { referenceIds: [voice.name] }),
@@ -41,4 +43,10 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
     // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
     for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
   }
+}
+
+/** The same text limit as the HTTP surfaces (`maxTextLength`). */
+export function checkLength(deps: Deps, text: string): void {
+  const max = deps.config.maxTextLength
+  if (text.length > max) throw new SpeechError('bad_request', `text is ${text.length} characters; the limit is ${max}. Send shorter text`)
 }
