@@ -20,6 +20,8 @@ export async function startWyomingServer(deps: Deps, options: { host: string; po
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
     socket.setNoDelay(true)
+    // A peer that neither sends nor reads (a half-dead connection) is dropped, as idle live sessions are.
+    socket.setTimeout(deps.config.liveIdleTimeoutSec * 1000, () => socket.destroy())
     handleWyomingConnection(socket, deps, options.log)
   })
   await new Promise<void>((resolve, reject) => {

@@ -21,8 +21,8 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const reader = createEventReader()
   let chain: Promise<void> = Promise.resolve()
   /** One synthesis request; after a failure its remaining pieces are skipped (the error was sent). */
-  interface Request { failed: boolean }
-  let stream: { voice: WyomingVoice; text: string; request: Request } | undefined
+  interface SynthesisRequest { failed: boolean }
+  let stream: { voice: WyomingVoice; text: string; request: SynthesisRequest } | undefined
   let audioOpen = false
   let transcribe: { language?: string } | undefined
   let incoming: IncomingAudio | undefined
@@ -50,7 +50,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const fail = (err: unknown) => then(async () => {
     throw err
   })
-  const speak = (text: string, voice: WyomingVoice, request: Request) => then(async () => {
+  const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest) => then(async () => {
     if (text.trim() === '' || request.failed) return
     try {
       for await (const pcm of synthesizePcm(deps, text, voice, closed.signal)) {
@@ -64,7 +64,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
       throw err
     }
   })
-  const stopAudio = (request: Request) => then(async () => {
+  const stopAudio = (request: SynthesisRequest) => then(async () => {
     if (request.failed) return
     if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
     audioOpen = false
