@@ -4,6 +4,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FestivalEngine } from '../src/engines/tts/festival/index.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
+import { createModel, waitForTraining } from './helpers/models.js'
 import { decode, pcm16, probe, speechRmsDb, type AnyFormat } from './helpers/tts-audio.js'
 
 /**
@@ -125,6 +126,21 @@ describe('POST /v1/audio/speech through the openai SDK', () => {
     expect(espeak.length).toBeGreaterThan(0)
     expect(espeakDirect.statusCode).toBe(200)
   })
+})
+
+describe('voice models', () => {
+  it('a cloned voice speaks by id and by title, as on /v1/tts; another account cannot use it', async () => {
+    const created = await createModel(s, s.asAlice, { title: 'Narrator Anna', visibility: 'private', texts: ['This is my voice.'] })
+    expect((await waitForTraining(s, s.asAlice, created._id as string, 60_000)).state).toBe('trained')
+    const input = 'Good evening, and welcome.'
+    const byId = Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: created._id as string, input, response_format: 'pcm' })).arrayBuffer())
+    const byTitle = Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: { id: 'narrator anna' }, input, response_format: 'pcm' } as never)).arrayBuffer())
+    const fish = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { text: input, format: 'pcm', sample_rate: 24000, reference_id: created._id } })
+    expect(Math.abs(byId.length - fish.rawPayload.length)).toBeLessThan(24000 * 2 * 0.02)
+    expect(Math.abs(byTitle.length - byId.length)).toBeLessThan(24000 * 2 * 0.02)
+    const bob = new OpenAI({ apiKey: s.bob, baseURL: client.baseURL, maxRetries: 0 })
+    await expect(bob.audio.speech.create({ model: 'tts-1', voice: created._id as string, input })).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+  }, 90_000)
 })
 
 describe('errors in OpenAI shape', () => {
