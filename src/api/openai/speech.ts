@@ -10,15 +10,18 @@ import { routeModel } from './model-routing.js'
 import { encodedAudio, speechEvents } from './speech-stream.js'
 import type { VoicePicker } from './voices.js'
 
+/** A string enum (one `enum` keyword, so a wrong value is reported as "must be one of: …"). */
+const oneOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description })
+
 const SpeechBody = Type.Object(
   {
     model: Type.Optional(Type.String({ description: 'tts-1, tts-1-hd, gpt-4o-mini-tts, s1, s2-pro, an engine id (festival, flite, espeak-ng), or any string (default routing)' })),
     input: Type.String({ description: 'Text to speak; may contain s2-pro cues like [whispering].' }),
     voice: Type.Union([Type.String(), Type.Object({ id: Type.String() })], { description: 'OpenAI voice name (mapped, see docs/protocols.md), Parla voice model id or title, or {"id": ...}' }),
     instructions: Type.Optional(Type.String({ description: 'Delivery ("calm, slightly sad"): words naming expression tags become cues.' })),
-    response_format: Type.Optional(Type.Union(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'].map((f) => Type.Literal(f)), { description: 'Default mp3. pcm is 24 kHz signed 16-bit little-endian mono.' })),
+    response_format: Type.Optional(oneOf(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const, 'Default mp3. pcm is 24 kHz signed 16-bit little-endian mono.')),
     speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: '0.25 to 4.0, default 1.' })),
-    stream_format: Type.Optional(Type.Union([Type.Literal('audio'), Type.Literal('sse')], { description: 'audio (bytes, default) or sse (speech.audio.delta events).' })),
+    stream_format: Type.Optional(oneOf(['audio', 'sse'] as const, 'audio (bytes, default) or sse (speech.audio.delta events).')),
   },
   { additionalProperties: true },
 )
