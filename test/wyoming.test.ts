@@ -166,6 +166,12 @@ describe('bad input', () => {
   })
 })
 
+describe('start-up', () => {
+  it('a port in use is refused with a message naming the setting', async () => {
+    await expect(startWyomingServer(s.deps, { host: '127.0.0.1', port: wyoming.port, log: s.app.log })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\); set wyomingPort/)
+  })
+})
+
 describe('abrupt closes', () => {
   it('a client that hangs up mid-synthesis stops the engine; the server keeps serving', async () => {
     const festival = (await s.deps.speech.engines.get('festival')) as FestivalEngine

@@ -25,9 +25,12 @@ export async function startWyomingServer(deps: Deps, options: { host: string; po
     handleWyomingConnection(socket, deps, options.log)
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(
+      `[wyoming] cannot listen on ${options.host}:${options.port} (${err.code ?? err.message}); set wyomingPort to a free port, or 0 to turn Wyoming off`,
+      { cause: err })))
     server.listen(options.port, options.host, () => {
-      server.off('error', reject)
+      server.removeAllListeners('error')
+      server.on('error', (err) => options.log.error({ err }, 'wyoming server error'))
       resolve()
     })
   })
