@@ -2,7 +2,8 @@
  * ASR benchmark: real-time factor and peak RSS of a Parla server (its own process) answering `POST /v1/asr`
  * on 60 s and 10 min of festival speech sent as 16-bit WAV (or MP3), one request and 4 at once, plus the
  * pocketsphinx engine alone and the `pocketsphinx_continuous` CLI on the same 60 s file.
- * Run: npm run bench:asr [-- --upload mp3] [--all-engines]
+ * Then `/v1/audio/transcriptions` against `/v1/asr` on the 60 s file (bench/protocols.ts).
+ * Run: npm run bench:asr [-- --upload mp3] [--all-engines]; BENCH_ONLY=protocols runs only that comparison.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -15,6 +16,7 @@ import { transcribe } from '../src/asr/transcribe.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { createPocketsphinxEngine, type DecoderPreset } from '../src/engines/asr/pocketsphinx/index.js'
 import type { AsrEngine } from '../src/engines/asr/types.js'
+import { asrProtocols } from './protocols.js'
 import { processMemory, resetPeakMemory, startBenchServer, type BenchServer, type Warm } from './server.js'
 
 const RATE = 16_000
@@ -139,8 +141,10 @@ async function main(): Promise<void> {
   console.log(`server: ${WARM.join(' and ')} warmed up in ${fmt((performance.now() - t0) / 1000, 2)} s (process start included), ` +
     `RSS ${fmt(idle.rssMb, 0)} MB idle; uploads as ${UPLOAD} ` +
     `(${Object.values(uploads).map((u) => fmt(u.bytes.length / 1e6, 1)).join(' and ')} MB), multipart over HTTP`)
-  console.log('file     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')
   try {
+    await asrProtocols(server, uploads['60 s']!.bytes, 60, Number(process.env.BENCH_RUNS ?? 5))
+    if (process.env.BENCH_ONLY === 'protocols') return
+    console.log('\nfile     requests  wall s   RTF    CPU-RTF  WER    server peak RSS MB')
     for (const [name, file] of Object.entries(uploads)) {
       for (const concurrent of [1, 4]) {
         const r = await measureServer(server, file, concurrent)

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 export interface BenchServer {
   readonly url: string
   readonly key: string
+  readonly wyomingPort?: number
   /** The server process (its CPU time is in /proc). */
   readonly pid: number
   /** Stops the server and removes its data. */
@@ -22,6 +23,8 @@ export interface BenchServer {
 interface Ready {
   readonly url: string
   readonly key: string
+  /** Set when the server was started with `{ wyoming: true }`. */
+  readonly wyomingPort?: number
 }
 
 /** What the server starts before its first request: the TTS engines, the ASR decoders, or both. */
@@ -32,10 +35,10 @@ export type Warm = 'tts' | 'asr'
  * warmed start on first use (an ASR benchmark's server never loads the TTS engines).
  */
 export async function startBenchServer(
-  settings: Record<string, unknown> = {}, warm: readonly Warm[] = ['tts'],
+  settings: Record<string, unknown> = {}, warm: readonly Warm[] = ['tts'], options: { wyoming?: boolean } = {},
 ): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'parla-bench-'))
-  const args = ['--serve', JSON.stringify({ settings: { ...settings, dataDir }, warm })]
+  const args = ['--serve', JSON.stringify({ settings: { ...settings, dataDir }, warm, wyoming: options.wyoming ?? false })]
   const child = fork(fileURLToPath(import.meta.url), args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   let stopping = false
   // A server that dies mid-benchmark would otherwise show up as a hang or as odd figures.
@@ -58,7 +61,7 @@ export async function startBenchServer(
   }
 }
 
-async function serve({ settings, warm }: { settings: Record<string, unknown>, warm: Warm[] }): Promise<void> {
+async function serve({ settings, warm, wyoming }: { settings: Record<string, unknown>, warm: Warm[], wyoming: boolean }): Promise<void> {
   // As `parla` does on start.
   const { tuneMalloc } = await import('../src/malloc-tuning.js')
   tuneMalloc()
@@ -72,8 +75,10 @@ async function serve({ settings, warm }: { settings: Record<string, unknown>, wa
   if (warm.includes('tts')) await deps.speech.engines.startAll()
   if (warm.includes('asr')) await deps.asr.warm()
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
-  process.send!({ url, key } satisfies Ready)
-  process.on('disconnect', () => void app.close().then(() => deps.close()).then(() => process.exit(0)))
+  const { startWyomingServer } = await import('../src/api/wyoming/server.js')
+  const wy = wyoming ? await startWyomingServer(deps, { host: '127.0.0.1', port: 0, log: app.log }) : undefined
+  process.send!({ url, key, ...(wy && { wyomingPort: wy.port }) } satisfies Ready)
+  process.on('disconnect', () => void (wy?.close() ?? Promise.resolve()).then(() => app.close()).then(() => deps.close()).then(() => process.exit(0)))
 }
 
 /** Resident memory of process `pid` now and at its peak, in MB (Linux /proc). */
@@ -88,4 +93,4 @@ export function resetPeakMemory(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
 
-if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as { settings: Record<string, unknown>, warm: Warm[] })
+if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as { settings: Record<string, unknown>, warm: Warm[], wyoming: boolean })

@@ -10,9 +10,11 @@
  *
  * Env: BENCH_RUNS (sequential runs per figure, default 20), BENCH_CONCURRENCY (default 8), BENCH_VOICES
  * (comma list, default festival-slt,flite-rms,espeak-ng-en-us), BENCH_FORMATS (default pcm,wav,mp3,opus).
+ * Then the OpenAI and Wyoming surfaces against /v1/tts (bench/protocols.ts); BENCH_ONLY=protocols runs only that.
  */
 import { Agent, request } from 'node:http'
 import { availableParallelism, cpus, loadavg } from 'node:os'
+import { ttsProtocols } from './protocols.js'
 import { startBenchServer, type BenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE, THREE_SENTENCES } from './tts-texts.js'
 
@@ -20,6 +22,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const VOICES = (process.env.BENCH_VOICES ?? 'festival-slt,flite-rms,espeak-ng-en-us').split(',')
 const FORMATS = (process.env.BENCH_FORMATS ?? 'pcm,wav,mp3,opus').split(',')
+const PROTOCOLS_ONLY = process.env.BENCH_ONLY === 'protocols'
 
 type Ready = Pick<BenchServer, 'url' | 'key'>
 
@@ -81,7 +84,7 @@ async function concurrent(ready: Ready, body: object, runs: number, concurrency:
 }
 
 async function main(): Promise<void> {
-  const ready = await startBenchServer()
+  const ready = await startBenchServer({}, ['tts'], { wyoming: true })
   const { createEngineSet } = await import('../src/services/tts/engines.js')
   const { planText } = await import('../src/text/index.js')
   const engines = createEngineSet({ festivalProcesses: 1 })
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
       `long (${PARAGRAPH_TEXT.length} chars, balanced)\n`)
     console.log('| voice | format | first byte low p50/p95 (min) ms | first byte balanced p50/p95 (min) ms | ×8: low p50/p95 | ×8: balanced p50/p95 | RTF (long) | end-to-end / engine |')
     console.log('|---|---|---|---|---|---|---|---|')
-    for (const voice of VOICES) {
+    for (const voice of PROTOCOLS_ONLY ? [] : VOICES) {
       const engine = await engineFor(engines, voice)
       const spokenLong = spokenText(planText, PARAGRAPH_TEXT, 'balanced')
       // Audio length of the long text as the server renders it (pauses included), from a pcm response.
@@ -142,6 +145,7 @@ async function main(): Promise<void> {
       const long = await engineRun(engine, spokenLong)
       console.log(`| ${voice} | engine alone | ${ppm(alone.low)} | ${ppm(alone.balanced)} | | | ${(engineBest / long.audioSeconds).toFixed(3)} | ${f0(engineBest * 1000)} ms for ${long.audioSeconds.toFixed(1)} s |`)
     }
+    await ttsProtocols(ready, THREE_SENTENCES, RUNS)
     console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
   } finally {
     await engines.close()

@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 bzip2)
-test_pkgs=(ffmpeg pocketsphinx chromium)
+# ffmpeg: the aac and flac encoders of the OpenAI surface (a streamed child process; see docs/decisions.md).
+runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 bzip2 ffmpeg)
+test_pkgs=(pocketsphinx chromium)
 pkgs=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
 

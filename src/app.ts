@@ -11,6 +11,7 @@ import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
 import { walletRoutes } from './api/fish/wallet.js'
+import { openAiRoutes } from './api/openai/index.js'
 import { installNotFound } from './api/not-found.js'
 import { installListenerAnswers, receiveOptions } from './api/receive-limits.js'
 import { installValidators } from './api/validators.js'
@@ -68,6 +69,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(asrRoutes, { deps })
   await app.register(walletRoutes, { deps })
   await app.register(playgroundRoutes)
+  await app.register(openAiRoutes, { deps })
   // Server start (not in createDeps, which CLI commands also use while a server may be running): delete blobs
   // left by creates a crash cut short, and re-queue training a restart interrupted.
   app.addHook('onReady', async () => {

@@ -65,7 +65,8 @@ function ajvMessage(e: AjvError, field: string | undefined): string {
   }
 }
 
-function fromFastifyError(err: FastifyError): SpeechError {
+/** Fastify and Ajv errors as the one internal error; each surface's mapper starts here. */
+export function fromFastifyError(err: FastifyError): SpeechError {
   if (err instanceof SpeechError) return err
   if (err.validation) {
     return new SpeechError('validation_failed', err.message, {

@@ -15,6 +15,8 @@ export interface TranscribeOptions {
   readonly language: string
   /** When false, `segments` is empty (the text is the same). */
   readonly timestamps: boolean
+  /** Also return every recognised word with its times (`Transcript.words`). */
+  readonly words?: boolean
   readonly signal?: AbortSignal
   /** Seconds of the input finished so far, and the input's length; called as utterances complete. */
   readonly onProgress?: (doneSec: number, totalSec: number) => void
@@ -31,6 +33,14 @@ export interface Transcript {
   /** Seconds. */
   readonly duration: number
   readonly segments: TranscriptSegment[]
+  /** Recognised words on the input's timeline, when asked for (`TranscribeOptions.words`). */
+  readonly words?: TranscriptWord[]
+}
+
+export interface TranscriptWord {
+  readonly word: string
+  readonly start: number
+  readonly end: number
 }
 
 /** Input samples resampled per event-loop turn (10 s at 48 kHz), so an hour of audio never blocks for long. */
@@ -146,7 +156,8 @@ export async function transcribe(
     sampleRate: vadRate, maxSeconds: engine.capabilities.maxUtteranceSeconds, signal: options.signal,
   })
   const perSpan = await decodeSpans(engine, pcm, spans, language, duration, options)
-  const phrases = groupPhrases(perSpan.flat())
+  const recognized = perSpan.flat()
+  const phrases = groupPhrases(recognized)
   const segments = phrases
     .map((p) => ({ text: phraseText(p.map((w) => w.word)), start: p[0]!.start, end: p[p.length - 1]!.end }))
     .filter((s) => s.text.length > 0)
@@ -155,5 +166,8 @@ export async function transcribe(
     text: segments.map((s) => s.text).join(' '),
     duration,
     segments: options.timestamps ? segments : [],
+    ...(options.words && {
+      words: recognized.filter((w) => w.word.trim() !== '').map((w) => ({ word: w.word.trim(), start: w.start, end: w.end })),
+    }),
   }
 }

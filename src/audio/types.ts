@@ -23,7 +23,8 @@ export interface AudioBuffer {
   readonly sampleRate: number
 }
 
-export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus'
+/** `aac` and `flac` are offered on the OpenAI surface only (the Fish spec lists the other four). */
+export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac'
 
 export interface EncoderOptions {
   /** Sample rate of the samples that will be pushed, which is also the output rate. */
@@ -39,6 +40,12 @@ export interface EncoderOptions {
 export interface EncoderSession {
   push(samples: Float32Array): Uint8Array
   end(): Uint8Array
+  /**
+   * Encoders that run beside the request (a child process) return empty arrays from `push`/`end` and give
+   * their bytes here as they come out; the iterable ends after `end` once everything is flushed, and
+   * `return()` on it stops the encoder. Absent for in-process encoders.
+   */
+  readonly output?: AsyncIterable<Uint8Array>
 }
 
 export interface AudioEncoder {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { join, resolve } from 'node:path'
 import { buildApp } from '../app.js'
+import { startWyomingServer, type WyomingServer } from '../api/wyoming/server.js'
 import { createDeps } from '../deps.js'
 import { ensureFirstKey } from './bootstrap-key.js'
 import { addConfigFlags } from './config-flags.js'
@@ -17,11 +18,13 @@ export function registerServeCommand(program: Command): void {
     const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
     const background = new AbortController()
     app.addHook('onClose', async () => background.abort())
+    let wyoming: WyomingServer | undefined
     let closing = false
     const shutdown = async (signal: string) => {
       if (closing) return
       closing = true
       app.log.info({ signal }, 'shutting down')
+      await wyoming?.close()
       await app.close()
       await deps.close()
       process.exit(0)
@@ -29,6 +32,8 @@ export function registerServeCommand(program: Command): void {
     process.on('SIGINT', () => void shutdown('SIGINT'))
     process.on('SIGTERM', () => void shutdown('SIGTERM'))
     const address = await app.listen({ host: config.host, port: config.port })
+    // Wyoming (Home Assistant): off unless a port is set; no authentication, so loopback unless configured.
+    if (config.wyomingPort > 0) wyoming = await startWyomingServer(deps, { host: config.wyomingHost, port: config.wyomingPort, log: app.log })
     app.log.info({ voices: voices.length }, 'built-in voices ready')
     // Speech recognition loads one decoder per core (seconds): do it now, not on the first request.
     deps.asr.warm().then(

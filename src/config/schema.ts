@@ -105,6 +105,15 @@ export const ConfigSchema = Type.Object(
      * The default passes a 20 MB upload at about 180 kbit/s.
      */
     bodyTimeoutSec: Type.Integer({ default: 900, minimum: 1 }),
+    /**
+     * OpenAI voice names (`/v1/audio/speech` `voice`) to Parla voice model ids, as `name=id` pairs separated by
+     * commas, e.g. `alloy=festival-slt,onyx=my-cloned-voice`; merged over the built-in table in docs/protocols.md.
+     */
+    openaiVoices: Type.String({ default: '' }),
+    /** TCP port of the Wyoming server (Home Assistant); 0 means off. Wyoming has no authentication. */
+    wyomingPort: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+    /** Address the Wyoming server binds to; loopback unless you mean every machine on the network to use it. */
+    wyomingHost: Type.String({ default: '127.0.0.1', minLength: 1 }),
   },
   { additionalProperties: false },
 )

@@ -12,9 +12,11 @@ import { medianF0, trackPitch } from '../../src/audio/dsp/pitch.js'
 const run = promisify(execFile)
 
 export type Format = 'wav' | 'pcm' | 'mp3' | 'opus'
+/** Formats of the OpenAI surface too. */
+export type AnyFormat = Format | 'aac' | 'flac'
 
 /** ffmpeg input options for raw pcm (headerless s16le mono at `rate`); none for self-describing files. */
-const inputArgs = (format: Format, rate: number) => (format === 'pcm' ? ['-f', 's16le', '-ar', String(rate), '-ac', '1'] : [])
+const inputArgs = (format: AnyFormat, rate: number) => (format === 'pcm' ? ['-f', 's16le', '-ar', String(rate), '-ac', '1'] : [])
 
 function ffmpeg(args: readonly string[], input: Uint8Array): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -37,7 +39,7 @@ export interface Decoded {
 }
 
 /** Decodes with ffmpeg to mono float samples at the file's own rate (`pcmRate` for raw pcm). */
-export async function decode(bytes: Uint8Array, format: Format, pcmRate = 44100): Promise<Decoded> {
+export async function decode(bytes: Uint8Array, format: AnyFormat, pcmRate = 44100): Promise<Decoded> {
   const rate = format === 'pcm' ? pcmRate : (await probe(bytes, format)).sampleRate
   const raw = await ffmpeg([...inputArgs(format, pcmRate), '-i', 'pipe:0', '-ac', '1', '-f', 'f32le', 'pipe:1'], bytes)
   const samples = new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4).slice()
@@ -54,7 +56,7 @@ export interface Probe {
 }
 
 /** What ffprobe says about an encoded file. */
-export async function probe(bytes: Uint8Array, format: Format): Promise<Probe> {
+export async function probe(bytes: Uint8Array, format: AnyFormat): Promise<Probe> {
   const dir = await mkdtemp(join(tmpdir(), 'parla-probe-'))
   try {
     const file = join(dir, `audio.${format === 'opus' ? 'ogg' : format}`)

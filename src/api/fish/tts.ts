@@ -61,7 +61,7 @@ export async function* audioBytes(speech: PreparedSpeech, signal: AbortSignal): 
  * Waits for the first piece before sending headers, so a failure before any audio is a proper error status
  * rather than a 200 with an empty body; then streams the rest as it comes.
  */
-async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>) {
+export async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>) {
   const first = await body.next()
   async function* all() {
     try {

@@ -62,7 +62,7 @@ const CASES: readonly Case[] = [
   { format: 'opus', rate: 48000, bitrate: 64_000, expectBps: 64_000 },
 ]
 
-const CODEC = { wav: 'pcm_s16le', pcm: 'pcm_s16le', mp3: 'mp3', opus: 'opus' } as const
+const CODEC = { wav: 'pcm_s16le', pcm: 'pcm_s16le', mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac' } as const
 
 describe.concurrent('encoders, checked by ffprobe/ffmpeg', () => {
   for (const c of CASES) {

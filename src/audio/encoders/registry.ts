@@ -1,5 +1,6 @@
 import { invalidField } from '../../errors.js'
 import type { AudioEncoder, AudioFormat } from '../types.js'
+import { aacEncoder, flacEncoder } from './ffmpeg-stream.js'
 import { mp3Encoder } from './mp3.js'
 import { oggOpusEncoder } from './ogg-opus.js'
 import { pcmEncoder } from './pcm.js'
@@ -10,6 +11,9 @@ const ENCODERS = {
   pcm: pcmEncoder,
   mp3: mp3Encoder,
   opus: oggOpusEncoder,
+  // Streamed through a child ffmpeg (`output`), offered on the OpenAI surface only.
+  aac: aacEncoder,
+  flac: flacEncoder,
 } as const satisfies Record<AudioFormat, AudioEncoder>
 
 export const AUDIO_FORMATS = Object.keys(ENCODERS) as readonly AudioFormat[]

@@ -16,6 +16,8 @@ export interface AsrRequest {
   readonly language?: string
   /** Default true, as the Fish server documents; the SDKs send false to get segments. */
   readonly ignoreTimestamps?: boolean
+  /** Also return each word with its times (the OpenAI surface's `timestamp_granularities[]=word`). */
+  readonly words?: boolean
 }
 
 export interface AsrResult extends Transcript {
@@ -93,6 +95,7 @@ export function createAsrService(options: AsrServiceOptions) {
         return transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
           language,
           timestamps: !(request.ignoreTimestamps ?? true),
+          ...(request.words && { words: true }),
           ...(signal && { signal }),
         })
       }, signal)

@@ -126,3 +126,26 @@ function audioBytes(audio: unknown, loc: string[]): Uint8Array {
   }
   throw invalidField(loc, 'audio must be binary (MessagePack bin), a base64 string, or {"type":"Buffer","data":[...]}')
 }
+
+/**
+ * Parameters for surfaces whose requests carry only text, voice and format (OpenAI, Wyoming): every other
+ * field at the Fish request's default, so the same text sounds the same on every surface.
+ */
+export function plainTtsParams(text: string, format: AudioFormat, overrides: Partial<TtsParams> = {}): TtsParams {
+  return {
+    text,
+    dialect: 's2-pro',
+    referenceIds: [],
+    references: [],
+    speed: 1,
+    volumeDb: 0,
+    normalizeLoudness: true,
+    chunkLength: 200,
+    minChunkLength: 50,
+    latency: 'balanced',
+    normalize: true,
+    format,
+    sampling: {},
+    ...overrides,
+  }
+}

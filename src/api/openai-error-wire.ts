@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { SpeechError } from '../errors.js'
+import { fromFastifyError } from './error-wire.js'
+
+/**
+ * The OpenAI surface's error wire: `{"error": {"message", "type", "param", "code"}}` with OpenAI's statuses.
+ * A field error is a 400 naming the field in `param` (OpenAI has no 422). 5xx messages are never leaked.
+ */
+export interface OpenAiErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null }
+}
+
+const TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  405: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+}
+
+/** OpenAI's `code` for the internal codes it has a name for; the internal code otherwise. */
+const CODES: Partial<Record<SpeechError['code'], string>> = {
+  unauthorized: 'invalid_api_key',
+  reference_not_found: 'voice_not_found',
+  not_found: 'not_found',
+  rate_limited: 'rate_limit_exceeded',
+  validation_failed: 'invalid_value',
+}
+
+export function openAiStatus(e: SpeechError): number {
+  return e.code === 'validation_failed' ? 400 : e.status
+}
+
+export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
+  const status = openAiStatus(e)
+  const issue = e.issues[0]
+  // `loc` starts with where the field lives (`body`); OpenAI names the field alone, dotted for nesting.
+  const param = issue ? issue.loc.slice(1).join('.') || null : null
+  const message = status >= 500
+    ? 'Internal server error'
+    : issue ? e.issues.map((i) => (i.msg.includes(`'${i.loc.at(-1)}'`) ? i.msg : `${i.loc.slice(1).join('.')}: ${i.msg}`)).join('; ') : e.message
+  return {
+    error: {
+      message,
+      type: status >= 500 ? 'server_error' : TYPES[status] ?? 'invalid_request_error',
+      param,
+      code: CODES[e.code] ?? e.code,
+    },
+  }
+}
+
+export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const e = fromFastifyError(err)
+  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
+  else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
+  void reply.code(openAiStatus(e)).type('application/json; charset=utf-8').send(openAiErrorBody(e))
+}

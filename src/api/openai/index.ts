@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { openAiErrorHandler } from '../openai-error-wire.js'
+import { catalogRoutes } from './catalog.js'
+import { speechRoutes } from './speech.js'
+import { transcriptionRoutes } from './transcriptions.js'
+import { createVoicePicker } from './voices.js'
+
+/**
+ * The OpenAI-compatible audio surface: same keys, voices, engines and limits as the Fish routes, its own
+ * error shape. Registered as one encapsulated plugin, so its error handler answers for these routes only
+ * (including the auth hook's 401 and schema validation).
+ */
+export async function openAiRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  app.setErrorHandler(openAiErrorHandler)
+  const voices = createVoicePicker(deps)
+  await app.register(speechRoutes, { deps, voices })
+  await app.register(transcriptionRoutes, { deps })
+  await app.register(catalogRoutes, { deps, voices })
+}

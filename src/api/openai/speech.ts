@@ -1,0 +1,64 @@
+import { Type, type Static } from 'typebox'
+import type { FastifyInstance } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { invalidField } from '../../errors.js'
+import { plainTtsParams } from '../../services/tts/params.js'
+import { clientSignal } from '../client-signal.js'
+import { sendStream } from '../fish/tts.js'
+import { instructionCues } from './instructions.js'
+import { routeModel } from './model-routing.js'
+import { encodedAudio, speechEvents } from './speech-stream.js'
+import type { VoicePicker } from './voices.js'
+
+/** A string enum (one `enum` keyword, so a wrong value is reported as "must be one of: …"). */
+const oneOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description })
+
+const SpeechBody = Type.Object(
+  {
+    model: Type.Optional(Type.String({ description: 'tts-1, tts-1-hd, gpt-4o-mini-tts, s1, s2-pro, an engine id (festival, flite, espeak-ng), or any string (default routing)' })),
+    input: Type.String({ description: 'Text to speak; may contain s2-pro cues like [whispering].' }),
+    voice: Type.Union([Type.String(), Type.Object({ id: Type.String() })], { description: 'OpenAI voice name (mapped, see docs/protocols.md), Parla voice model id or title, or {"id": ...}' }),
+    instructions: Type.Optional(Type.String({ description: 'Delivery ("calm, slightly sad"): words naming expression tags become cues.' })),
+    response_format: Type.Optional(oneOf(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const, 'Default mp3. pcm is 24 kHz signed 16-bit little-endian mono.')),
+    speed: Type.Optional(Type.Number({ minimum: 0.25, maximum: 4, description: '0.25 to 4.0, default 1.' })),
+    stream_format: Type.Optional(oneOf(['audio', 'sse'] as const, 'audio (bytes, default) or sse (speech.audio.delta events).')),
+  },
+  { additionalProperties: true },
+)
+type SpeechBody = Static<typeof SpeechBody>
+
+const CONTENT_TYPES: Record<string, string> = { pcm: 'audio/pcm', mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav' }
+/** OpenAI's rate for every format (Opus carries 48 kHz, the only rate Ogg Opus decoders play natively). */
+const OPENAI_RATE = 24_000
+
+/** `POST /v1/audio/speech`: the OpenAI speech endpoint over Parla's TTS service. */
+export async function speechRoutes(app: FastifyInstance, { deps, voices }: { deps: Deps; voices: VoicePicker }): Promise<void> {
+  app.post<{ Body: SpeechBody }>('/v1/audio/speech', {
+    schema: { summary: 'OpenAI-compatible text to speech, streamed as produced', tags: ['openai'], body: SpeechBody, produces: [...Object.values(CONTENT_TYPES), 'text/event-stream'] },
+  }, async (request, reply) => {
+    const body = request.body
+    if (body.input.trim() === '') throw invalidField(['body', 'input'], "'input' is empty; send the text to speak", 'string_too_short')
+    if (body.input.length > deps.config.maxTextLength) {
+      throw invalidField(['body', 'input'], `'input' is ${body.input.length} characters; the limit is ${deps.config.maxTextLength}. Split it into several requests`, 'string_too_long')
+    }
+    const route = routeModel(body.model ?? 'tts-1', deps.speech.engines.ids)
+    const voiceName = typeof body.voice === 'string' ? body.voice : body.voice.id
+    if (voiceName.trim() === '') throw invalidField(['body', 'voice'], "'voice' is empty; send an OpenAI voice name such as alloy, or a Parla voice model id")
+    const format = body.response_format ?? 'mp3'
+    const cues = instructionCues(body.instructions, route.dialect)
+    const params = plainTtsParams(cues ? `${cues} ${body.input}` : body.input, format, {
+      dialect: route.dialect,
+      referenceIds: [await voices.pick(voiceName, route, request.principal)],
+      speed: body.speed ?? 1,
+      latency: route.latency,
+      sampleRate: OPENAI_RATE,
+    })
+    const signal = clientSignal(reply)
+    const speech = await deps.tts.prepare(params, request.principal, signal)
+    if (body.stream_format === 'sse') {
+      void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
+      return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal))
+    }
+    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal))
+  })
+}

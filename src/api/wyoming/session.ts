@@ -1,0 +1,159 @@
+import type { Socket } from 'node:net'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { isAbortError, SpeechError, toSpeechError } from '../../errors.js'
+import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from './framing.js'
+import { wyomingInfo } from './info.js'
+import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
+import { addChunk, startAudio, transcribeAudio, type IncomingAudio } from './transcription.js'
+
+const AUDIO_FORMAT = { rate: WYOMING_TTS_RATE, width: 2, channels: 1 }
+/** A sentence is complete once its end punctuation is followed by space: it can be spoken while text still comes. */
+const SENTENCE = /^([\s\S]*?[.!?。！？])\s+/
+
+/**
+ * One Wyoming connection. Events are read as they arrive; work that answers with audio or text runs in
+ * order on one chain, so streamed text keeps arriving while earlier sentences are spoken. A closed socket
+ * aborts whatever is running.
+ */
+export function handleWyomingConnection(socket: Socket, deps: Deps, log: FastifyBaseLogger): void {
+  const closed = new AbortController()
+  const reader = createEventReader()
+  let chain: Promise<void> = Promise.resolve()
+  /** One synthesis request; after a failure its remaining pieces are skipped (the error was sent). */
+  interface SynthesisRequest { failed: boolean }
+  let stream: { voice: WyomingVoice; text: string; request: SynthesisRequest } | undefined
+  let audioOpen = false
+  let transcribe: { language?: string } | undefined
+  let incoming: IncomingAudio | undefined
+
+  const send = async (type: string, data?: Record<string, unknown>, payload?: Uint8Array) => {
+    if (closed.signal.aborted || socket.destroyed) throw new DOMException('connection closed', 'AbortError')
+    if (!socket.write(encodeEvent(type, data, payload))) {
+      await new Promise<void>((resolve) => {
+        const done = () => (socket.off('drain', done), socket.off('close', done), resolve())
+        socket.on('drain', done).on('close', done)
+      })
+    }
+  }
+  const sendError = (err: unknown) => {
+    if (isAbortError(err) || closed.signal.aborted) return
+    const e = toSpeechError(err)
+    if (e.status >= 500) log.error({ err: e.cause ?? err }, 'wyoming request failed')
+    const text = e.status >= 500 ? 'Internal server error' : e.issues.length > 0 ? e.issues.map((i) => i.msg).join('; ') : e.message
+    void send('error', { text, code: e.code }).catch(() => {})
+  }
+  const then = (task: () => Promise<void>) => {
+    chain = chain.then(task).catch(sendError)
+  }
+  /** Errors go out in order with the answers before them. */
+  const fail = (err: unknown) => then(async () => {
+    throw err
+  })
+  const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest) => then(async () => {
+    if (text.trim() === '' || request.failed) return
+    try {
+      for await (const pcm of synthesizePcm(deps, text, voice, closed.signal)) {
+        if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
+        audioOpen = true
+        await send('audio-chunk', AUDIO_FORMAT, pcm)
+      }
+    } catch (err) {
+      request.failed = true
+      audioOpen = false
+      throw err
+    }
+  })
+  const stopAudio = (request: SynthesisRequest) => then(async () => {
+    if (request.failed) return
+    if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
+    audioOpen = false
+    await send('audio-stop')
+  })
+
+  const onEvent = (event: WyomingEvent) => {
+    const d = event.data
+    switch (event.type) {
+      case 'describe': return then(async () => send('info', await wyomingInfo(deps)))
+      case 'ping': return then(() => send('pong', typeof d.text === 'string' ? { text: d.text } : {}))
+      case 'synthesize':
+        // Inside synthesize-start…stop, clients also send the whole text as one synthesize for older servers.
+        if (stream) return
+        if (typeof d.text !== 'string') return fail(new SpeechError('bad_request', 'synthesize needs "text" (a string)'))
+        {
+          const request = { failed: false }
+          speak(d.text, readVoice(d), request)
+          return stopAudio(request)
+        }
+      case 'synthesize-start':
+        stream = { voice: readVoice(d), text: '', request: { failed: false } }
+        return
+      case 'synthesize-chunk': {
+        if (!stream) return fail(new SpeechError('bad_request', 'synthesize-chunk came before synthesize-start'))
+        if (typeof d.text !== 'string') return fail(new SpeechError('bad_request', 'synthesize-chunk needs "text" (a string)'))
+        stream.text += d.text
+        try {
+          // Text with no sentence end yet is held; it may not grow past the limit one request has.
+          checkLength(deps, stream.text)
+        } catch (err) {
+          stream.request.failed = true
+          stream.text = ''
+          return fail(err)
+        }
+        for (let m = SENTENCE.exec(stream.text); m; m = SENTENCE.exec(stream.text)) {
+          speak(m[1]!, stream.voice, stream.request)
+          stream.text = stream.text.slice(m[0].length)
+        }
+        return
+      }
+      case 'synthesize-stop': {
+        if (!stream) return fail(new SpeechError('bad_request', 'synthesize-stop came before synthesize-start'))
+        speak(stream.text, stream.voice, stream.request)
+        stopAudio(stream.request)
+        stream = undefined
+        return then(() => send('synthesize-stopped'))
+      }
+      case 'transcribe':
+        transcribe = typeof d.language === 'string' && d.language !== '' ? { language: d.language } : {}
+        return
+      case 'audio-start':
+        try {
+          incoming = startAudio(d)
+        } catch (err) {
+          fail(err)
+        }
+        return
+      case 'audio-chunk':
+        if (!incoming) return
+        try {
+          addChunk(incoming, event.payload, deps.config.asrMaxBytes)
+        } catch (err) {
+          incoming = undefined
+          fail(err)
+        }
+        return
+      case 'audio-stop': {
+        const audio = incoming
+        const language = transcribe?.language
+        incoming = undefined
+        transcribe = undefined
+        if (!audio) return
+        return then(async () => send('transcript', { ...(await transcribeAudio(deps, audio, language, closed.signal)) }))
+      }
+      default:
+        return fail(new SpeechError('bad_request', `unknown event type '${event.type}'; Parla handles describe, synthesize (and synthesize-start/chunk/stop), transcribe and audio-start/chunk/stop`))
+    }
+  }
+
+  socket.on('data', (chunk: Buffer) => {
+    for (const item of reader.push(chunk)) {
+      if (!(item instanceof FramingError)) onEvent(item)
+      else {
+        fail(new SpeechError('bad_request', `bad event: ${item.message}`))
+        if (item.fatal) then(async () => void socket.end())
+      }
+    }
+  })
+  socket.on('error', () => {})
+  socket.on('close', () => closed.abort())
+}

@@ -1,0 +1,52 @@
+import type { Deps } from '../../deps.js'
+import { SpeechError } from '../../errors.js'
+import { plainTtsParams } from '../../services/tts/params.js'
+import { WYOMING_PRINCIPAL } from './principal.js'
+
+/** The rate Parla sends Wyoming audio at (what Piper voices use, and what Home Assistant satellites play). */
+export const WYOMING_TTS_RATE = 22050
+/** Samples per `audio-chunk` event: about 46 ms, small enough that playback starts at once. */
+const CHUNK_SAMPLES = 1024
+
+export interface WyomingVoice {
+  readonly name?: string
+  readonly language?: string
+}
+
+/** `voice` of a `synthesize` / `synthesize-start` event, tolerating what clients leave out. */
+export function readVoice(data: Record<string, unknown>): WyomingVoice {
+  const v = data.voice
+  if (!v || typeof v !== 'object') return {}
+  const { name, language } = v as Record<string, unknown>
+  return {
+    ...(typeof name === 'string' && name.trim() !== '' && { name: name.trim() }),
+    ...(typeof language === 'string' && language.trim() !== '' && { language: language.trim() }),
+  }
+}
+
+/**
+ * 16-bit mono PCM at WYOMING_TTS_RATE for one text, in pieces of CHUNK_SAMPLES as they are rendered. A voice
+ * name is a voice model id (built-in or public); a language alone picks that language's default voice.
+ */
+export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoice, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  checkLength(deps, text)
+  const params = plainTtsParams(text, 'pcm', {
+    sampleRate: WYOMING_TTS_RATE,
+    ...(voice.name && { referenceIds: [voice.name] }),
+    ...(!voice.name && voice.language && { languageHint: voice.language.toLowerCase().replace('_', '-') }),
+  })
+  const speech = await deps.tts.prepare(params, WYOMING_PRINCIPAL, signal)
+  const session = speech.newEncoderSession()
+  for await (const event of speech.render(signal)) {
+    if (event.type !== 'audio') continue
+    const bytes = session.push(event.samples)
+    // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
+    for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
+  }
+}
+
+/** The same text limit as the HTTP surfaces (`maxTextLength`). */
+export function checkLength(deps: Deps, text: string): void {
+  const max = deps.config.maxTextLength
+  if (text.length > max) throw new SpeechError('bad_request', `text is ${text.length} characters; the limit is ${max}. Send shorter text`)
+}
