@@ -49,6 +49,11 @@ export const ConfigSchema = Type.Object(
     minSampleSeconds: Type.Number({ default: 1, minimum: 0 }),
     /** Maximum voice sample duration for `POST /model`, in seconds. */
     maxSampleSeconds: Type.Number({ default: 300, minimum: 1 }),
+    /**
+     * Language of text sent without a voice that decides it: text stays in it unless it confidently is another
+     * (numbers, names and short phrases never move it). A lower-case code such as `en`, `de`, `zh`.
+     */
+    defaultLanguage: Type.String({ default: 'en', pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$' }),
   },
   { additionalProperties: false },
 )
