@@ -35,7 +35,7 @@ const ENGLISH_FUNCTION_WORDS: ReadonlySet<string> = new Set([
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'’-]+$/u
 
 interface Words {
-  /** Words of letters only (numbers and codes left out). */
+  /** Words of letters only (numbers, codes and acronyms left out). */
   readonly all: readonly string[]
   /** The same without capitalised words inside a sentence (names: "Lincoln", "Gettysburg"). */
   readonly common: readonly string[]
@@ -48,7 +48,8 @@ function wordsOf(text: string): Words {
   let sentenceStart = true
   for (const token of text.split(/\s+/)) {
     const word = token.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')
-    if (word !== '' && /^[\p{L}\p{M}'’-]+$/u.test(word)) {
+    // Acronyms ("FAQ", "PhD") say as little as names.
+    if (word !== '' && /^[\p{L}\p{M}'’-]+$/u.test(word) && !/\p{Lu}.*\p{Lu}/u.test(word)) {
       all.push(word)
       if (sentenceStart || !/^\p{Lu}/u.test(word)) common.push(word)
     }
