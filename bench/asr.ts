@@ -2,8 +2,9 @@
  * ASR benchmark: real-time factor and peak RSS of a Parla server (its own process) answering `POST /v1/asr`
  * on 60 s and 10 min of festival speech sent as 16-bit WAV (or MP3), one request and 4 at once, plus the
  * pocketsphinx engine alone and the `pocketsphinx_continuous` CLI on the same 60 s file.
+ * First, the real-speech set (test/fixtures/real-speech): Parla's WER per upload format beside the CLI's.
  * Then `/v1/audio/transcriptions` against `/v1/asr` on the 60 s file (bench/protocols.ts).
- * Run: npm run bench:asr [-- --upload mp3] [--all-engines]; BENCH_ONLY=protocols runs only that comparison.
+ * Run: npm run bench:asr [-- --upload mp3] [--all-engines] [--real-only]; BENCH_ONLY=protocols runs only that comparison.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -17,6 +18,7 @@ import { corpusWer } from '../src/asr/wer.js'
 import { createPocketsphinxEngine, type DecoderPreset } from '../src/engines/asr/pocketsphinx/index.js'
 import type { AsrEngine } from '../src/engines/asr/types.js'
 import { asrProtocols } from './protocols.js'
+import { runRealSpeech } from './real-speech.js'
 import { processMemory, resetPeakMemory, startBenchServer, type BenchServer, type Warm } from './server.js'
 
 const RATE = 16_000
@@ -125,8 +127,18 @@ function encodeUpload(samples: Float32Array): Uint8Array {
   return new Uint8Array(execFileSync('ffmpeg', args, { input: wav, maxBuffer: 64 * 1024 * 1024 }))
 }
 
+/** Real human speech: Parla (default preset) per upload format and the CLI, WER over the whole set. */
+async function realSpeech(): Promise<void> {
+  const r = await runRealSpeech()
+  const pct = (x: number) => `${fmt(x * 100, 1)}%`
+  console.log(`real speech (${r.rows.length} recordings, test/fixtures/real-speech): pocketsphinx_continuous WER ` +
+    `${pct(r.cliWer)}; Parla WER: WAV ${pct(r.parlaWer.wav)}, MP3 ${pct(r.parlaWer.mp3)}, Opus ${pct(r.parlaWer.opus)}`)
+}
+
 async function main(): Promise<void> {
   console.log(`cores ${availableParallelism()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  if (process.env.BENCH_ONLY !== 'protocols') await realSpeech()
+  if (process.argv.includes('--real-only')) return
   const clips = (await speakAll(SENTENCES)).map((a) => resampleAll(a.samples, a.sampleRate, RATE))
   const short = buildFile(clips, 60)
   const upload = (f: { samples: Float32Array, text: string }): Upload =>

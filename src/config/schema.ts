@@ -114,6 +114,11 @@ export const ConfigSchema = Type.Object(
     wyomingPort: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
     /** Address the Wyoming server binds to; loopback unless you mean every machine on the network to use it. */
     wyomingHost: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    /**
+     * Language of text sent without a voice that decides it: text stays in it unless it confidently is another
+     * (numbers, names and short phrases never move it). A lower-case code such as `en`, `de`, `zh`.
+     */
+    defaultLanguage: Type.String({ default: 'en', pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$' }),
   },
   { additionalProperties: false },
 )

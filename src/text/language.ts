@@ -1,14 +1,7 @@
-import { detectAll } from 'tinyld'
+import { decideByStatistics, type LanguageDecision } from './language-decision.js'
 
 /** Text sampled for statistical detection: enough to decide, cheap enough for the 5 ms budget. */
 const SAMPLE_CHARS = 400
-/** Below this many letters tinyld guesses; the preferred language is the safer answer. */
-const MIN_LETTERS = 4
-/** tinyld often ranks the right language a close second on short text ("I paid on." → et 0.18, en 0.17). */
-const TIE_RATIO = 0.75
-/** tinyld's accuracy below which it is guessing; confident answers on real text are 0.6–1. */
-const UNSURE = 0.5
-const LATIN_ONLY = /^[\p{Script=Latin}\p{M}\s'’-]*$/u
 
 /** `zh-CN` → `zh`, `EN` → `en`; empty → `en`. */
 export function normalizeLanguageCode(code: string): string {
@@ -45,24 +38,23 @@ export function scriptLanguage(text: string): string | undefined {
 }
 
 /**
- * Language of `text` as a lower-case code: CJK by script, everything else by tinyld on a sample of the
- * letters. `preferred` (default English) breaks near-ties and answers for text too short to decide. Given
- * (the languages of the voice the caller chose), it also wins over tinyld's unsure guesses on short
- * Latin-script text, so "Let me check." stays English for an English voice.
+ * Language of `text` with its confidence and reason: CJK by script, other alphabets by the detector, Latin
+ * script stays `fallback` (the server's default language, or the chosen voice's) unless the text confidently
+ * is another language (see language-decision.ts).
+ */
+export function decideLanguage(text: string, fallback = 'en'): LanguageDecision {
+  const sample = text.slice(0, SAMPLE_CHARS)
+  const byScript = scriptLanguage(sample)
+  if (byScript) return { language: byScript, confidence: 1, reason: 'script' }
+  return decideByStatistics(sample, normalizeLanguageCode(fallback))
+}
+
+/**
+ * Language of `text` as a lower-case code (see `decideLanguage`). `preferred` (the languages of the voice the
+ * caller chose; default English) is what short or ambiguous text stays in; text the detector gives to another
+ * of the voice's languages goes to that one.
  */
 export function detectLanguage(text: string, preferred?: readonly string[]): string {
-  const byScript = scriptLanguage(text)
-  if (byScript) return byScript
-  const sample = text.slice(0, SAMPLE_CHARS).replace(/[^\p{L}\p{M}\s'’-]+/gu, ' ').replace(/\s+/g, ' ').trim()
   const prefer = preferred && preferred.length > 0 ? preferred.map(normalizeLanguageCode) : ['en']
-  if (sample.replace(/[^\p{L}]/gu, '').length < MIN_LETTERS) return prefer[0]!
-  const ranked = detectAll(sample).map((r) => ({ lang: normalizeLanguageCode(r.lang), accuracy: r.accuracy }))
-  const top = ranked[0]
-  if (!top) return prefer[0]!
-  if (prefer.includes(top.lang)) return top.lang
-  const close = ranked.find((r) => prefer.includes(r.lang) && r.accuracy >= top.accuracy * TIE_RATIO)
-  if (close) return close.lang
-  // On a few Latin-script words tinyld guesses ("Let me check." → es 0.1); the voice the caller chose says more.
-  if (preferred && preferred.length > 0 && top.accuracy < UNSURE && LATIN_ONLY.test(sample)) return prefer[0]!
-  return top.lang
+  return decideLanguage(text, prefer[0]).language
 }

@@ -1,5 +1,6 @@
 import { planChunks } from './chunk.js'
-import { detectLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+import { decideLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+import type { LanguageDecision } from './language-decision.js'
 import { buildLayout } from './layout.js'
 import { normalizeWord } from './normalize/index.js'
 import { measure, renderChunk } from './render.js'
@@ -34,21 +35,30 @@ function sample(units: readonly Unit[], from: number, to: number, max: number): 
 }
 
 /**
- * Language per word. A forced language applies everywhere. Otherwise the whole text is detected once, and a
- * sentence in another script overrides it ("今天很好。" inside English text is Chinese).
+ * Language per word. A forced language applies everywhere. Otherwise the whole text is decided once (staying
+ * in the voice's or the server's default language unless it confidently is another), and a sentence in another
+ * script overrides it ("今天很好。" inside English text is Chinese).
  */
-function languages(units: readonly Unit[], options: TextPipelineOptions): string[] {
+function languages(units: readonly Unit[], options: TextPipelineOptions): LanguageDecision[] {
   const { language: forced, languageHint: hint, voiceLanguages } = options
-  if (forced !== undefined && forced.trim() !== '') return units.map(() => normalizeLanguageCode(forced))
-  const main = hint ? normalizeLanguageCode(hint) : detectLanguage(sample(units, 0, units.length, 400), voiceLanguages)
-  const mainIsCjk = main === 'zh' || main === 'ja' || main === 'ko'
-  const out: string[] = []
+  if (forced !== undefined && forced.trim() !== '') {
+    return units.map(() => ({ language: normalizeLanguageCode(forced), confidence: 1, reason: 'voice' }))
+  }
+  const fallback = normalizeLanguageCode(voiceLanguages?.[0] ?? options.defaultLanguage ?? 'en')
+  const main: LanguageDecision = hint
+    ? { language: normalizeLanguageCode(hint), confidence: 1, reason: 'session' }
+    : decideLanguage(sample(units, 0, units.length, 400), fallback)
+  const mainIsCjk = main.language === 'zh' || main.language === 'ja' || main.language === 'ko'
+  const out: LanguageDecision[] = []
   let start = 0
   for (let i = 0; i < units.length; i++) {
     const unit = units[i] as Unit
     if (i + 1 < units.length && (units[i + 1] as Unit).sentence === unit.sentence) continue
     const text = sample(units, start, i + 1, SENTENCE_SAMPLE)
-    const lang = scriptLanguage(text) ?? (mainIsCjk ? detectLanguage(text, voiceLanguages) : main)
+    const script = scriptLanguage(text)
+    const lang: LanguageDecision = script
+      ? { language: script, confidence: 1, reason: 'script' }
+      : mainIsCjk ? decideLanguage(text, fallback) : main
     for (let k = start; k <= i; k++) out.push(lang)
     start = i + 1
   }
@@ -73,7 +83,8 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
   const tags = parseTags(text, options.dialect)
   const units = segment(text, splitWords(text, tags), tags)
   if (units.length === 0) return []
-  const langs = languages(units, options)
+  const decisions = languages(units, options)
+  const langs = decisions.map((d) => d.language)
   const spoken = spokenForms(units, langs, options.normalize)
   const layout = buildLayout(text, units, tags, spoken)
   const keys = units.map((u) => expressionKey(u.expression))
@@ -104,6 +115,7 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
       speaker: first.speaker,
       pauseAfterMs: natural + end.tagPauseMs,
       language: langs[a] ?? 'en',
+      languageDecision: decisions[a] ?? { language: 'en', confidence: 1, reason: 'default' },
     }
   })
 }

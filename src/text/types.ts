@@ -1,3 +1,5 @@
+import type { LanguageDecision } from './language-decision.js'
+
 /**
  * What the text pipeline hands to synthesis. The user's text is parsed for expression tags and speaker
  * tags, normalized (when asked), and split into chunks. Every chunk keeps a map from the words the engine
@@ -42,6 +44,8 @@ export interface TextChunk {
   readonly pauseAfterMs: number
   /** Language detected for this chunk's text (lower-case code, e.g. `en`, `zh`, `de`). */
   readonly language: string
+  /** How `language` was decided and how sure (the `x-parla-language` header shows the first chunk's). */
+  readonly languageDecision: LanguageDecision
 }
 
 export type TagDialect = 's1' | 's2-pro'
@@ -62,6 +66,8 @@ export interface TextPipelineOptions {
    * detects it on everything it has received. A sentence in another script still overrides it.
    */
   readonly languageHint?: string
+  /** The server's default language (setting `defaultLanguage`): text stays in it unless confidently another. */
+  readonly defaultLanguage?: string
   /** Languages of the voice the caller chose: detection prefers them where the text is ambiguous. */
   readonly voiceLanguages?: readonly string[]
 }

@@ -88,7 +88,7 @@ export class Utterance {
   speak(text: string): void {
     if (text === '') return
     this.heard = `${this.heard} ${plainText(text, this.params.dialect)}`.slice(-HEARD_CHARS)
-    const language = detectLanguage(this.heard)
+    const language = detectLanguage(this.heard, this.params.defaultLanguage ? [this.params.defaultLanguage] : undefined)
     const waiting = this.inflight === 0 && this.leadSec() < SPLIT_BELOW_LEAD_SEC && this.params.latency !== 'normal'
     for (const unit of waiting ? splitFirstPhrase(text, this.params.dialect) : [text]) this.enqueue(unit, language)
   }

@@ -34,15 +34,30 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    languageHeaders(reply, speech)
     return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal))
   })
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    languageHeaders(reply, speech)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
     return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal))
   })
+}
+
+/**
+ * The language the text was spoken in, how sure, and why (`script`, `statistics`, `default`, `voice`,
+ * `session`), so a client can see why a voice was chosen: `x-parla-language: en; confidence=0.93; reason=default`.
+ * Text with several languages lists each once, in order.
+ */
+function languageHeaders(reply: FastifyReply, speech: PreparedSpeech): void {
+  const seen = new Map<string, string>()
+  for (const { languageDecision: d } of speech.chunks) {
+    if (!seen.has(d.language)) seen.set(d.language, `${d.language}; confidence=${d.confidence.toFixed(2)}; reason=${d.reason}`)
+  }
+  if (seen.size > 0) void reply.header('x-parla-language', [...seen.values()].join(', '))
 }
 
 /** Encoded audio of the whole request, as bytes become available. */

@@ -35,6 +35,8 @@ export interface TtsParams {
   readonly sampling: SamplingParams
   /** Main language for text too short to detect (`TextPipelineOptions.languageHint`); live sessions set it. */
   readonly languageHint?: string
+  /** The server's default language (setting `defaultLanguage`). */
+  readonly defaultLanguage?: string
   /**
    * The caller already cut the text into units as they should be spoken (a live session's phrases, with its
    * own first-phrase rule): the service does not re-cut the first chunk when the engine is busy.
@@ -64,6 +66,7 @@ export function toTtsParams(body: TtsRequestBody, modelHeader: unknown, config: 
     text: body.text,
     dialect: dialectFromHeader(modelHeader),
     model: String(modelHeader ?? '').trim().toLowerCase(),
+    defaultLanguage: config.defaultLanguage,
     referenceIds: referenceIds.filter((id) => id !== ''),
     references: parseReferences(body.references, config),
     speed: body.prosody?.speed ?? 1,

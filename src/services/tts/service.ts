@@ -58,6 +58,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
         minChunkLength: params.minChunkLength,
         latency,
         ...(params.languageHint && { languageHint: params.languageHint }),
+        ...(params.defaultLanguage && { defaultLanguage: params.defaultLanguage }),
         ...(voiceLanguages && { voiceLanguages }),
       })
       let chunks = plan(params.latency)

@@ -149,7 +149,7 @@ describe('English normalization, by category', () => {
     ['COVID-19', 'COVID nineteen'],
     ['MP3 files', 'MP three files'],
     ['version 1.2.3', 'version one point two point three'],
-    ['v1.2.3', 'v one point two point three'],
+    ['v1.2.3', 'version one point two point three'],
     ['3:30:15', 'three thirty and fifteen seconds'],
   ])('%s → %s', (text, spoken) => {
     expect(say(text)).toBe(spoken)

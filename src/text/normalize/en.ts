@@ -1,3 +1,4 @@
+import { expandAcronym, spellLetters } from './en-acronyms.js'
 import { cardinal, digitWords, numberWords, ordinal, year } from './en-numbers.js'
 import { AM_PM, expandNumeric, isOne, NUMBER, sayAmPm } from './en-patterns.js'
 import {
@@ -69,9 +70,20 @@ export function normalizeEnglish(w: string, ctx: WordContext): string {
     const sign = CURRENCY_AMOUNT.exec(ctx.prev)?.[1]
     if (sign) return `${w} ${CURRENCIES.get(sign)?.[1] ?? ''}`.trim()
   }
+  // "3 x 4": times, between numbers only.
+  if ((w === 'x' || w === 'X') && isNumeric(ctx.prev) && isNumeric(ctx.next)) return 'times'
   const symbol = SYMBOL_WORDS.get(w)
   if (symbol) return symbol
+  const acronym = expandAcronym(w, ctx, numberWords)
+  if (acronym) return acronym
   if (!/\d/.test(w)) return w
+  // "v20", "v2.0": a version.
+  if (/^v\d+(?:\.\d+)*$/i.test(w)) return `version ${w.slice(1).split('.').map((p) => numberWords(p)).join(' point ')}`
+  // "4K", "Q3", "A4": a capital letter and a number, each read.
+  const lettered = /^(\d+)(\p{Lu})$|^(\p{Lu})(\d+)$/u.exec(w)
+  if (lettered && !UNITS.has(lettered[2] ?? '')) {
+    return lettered[1] ? `${numberWords(lettered[1])} ${spellLetters(lettered[2]!)}` : `${spellLetters(lettered[3]!)} ${numberWords(lettered[4]!)}`
+  }
   if (/^#\d+$/.test(w)) return `number ${cardinal(w.slice(1))}`
   // A day after a month name: "March 4, 2025" → "March fourth, …".
   const day = /^\d{1,2}$/.test(w) ? Number(w) : 0
@@ -80,5 +92,6 @@ export function normalizeEnglish(w: string, ctx: WordContext): string {
   if (/^\d{3}$/.test(w) && /^\d{3}-\d{4}$/.test(ctx.next ?? '')) return digitWords(w)
   if (isYear(w, ctx)) return year(w)
   if (NUMBER.test(w)) return numberWords(w.replace(/^\+/, ''))
+  if (/^\d[\d,]*\+$/.test(w)) return `${numberWords(w.slice(0, -1))} plus`
   return expandNumeric(w, ctx) ?? mixed(w)
 }

@@ -30,7 +30,7 @@ export class PocketsphinxDecoder {
   readonly #api: PocketsphinxApi
   #config: Handle
   #ps: Handle
-  readonly #resetCmn: (() => void) | undefined
+  readonly #resetCmn: ((samples?: Int16Array) => void) | undefined
 
   constructor(args: readonly string[]) {
     this.#api = loadPocketsphinx()
@@ -60,8 +60,10 @@ export class PocketsphinxDecoder {
     const ps = this.#ps
     if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
     // Without a new stream the frame counter runs on from the previous utterance and every time shifts.
+    // Before the new stream: the mean is measured with the decoder's front end, whose sample count (the
+    // source of every time) ps_start_stream then sets back to zero.
+    this.#resetCmn?.(samples)
     api.ps_start_stream(ps)
-    this.#resetCmn?.()
     if (api.ps_start_utt(ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
     for (let at = 0; at < samples.length; at += blockSamples) {
       if (shouldStop()) {

@@ -26,6 +26,14 @@ export interface PocketsphinxApi {
   logmath_exp(lmath: Handle, logp: number): number
   cmn_live_get(cmn: Handle, vec: Float32Array): void
   cmn_live_set(cmn: Handle, vec: Float32Array): void
+  /** The decoder's own front end (MFCC), for the utterance's cepstral mean (cmn.ts). */
+  ps_get_fe(ps: Handle): Handle
+  fe_start_stream(fe: Handle): void
+  fe_start_utt(fe: Handle): number
+  fe_process_utt(fe: Handle, spch: Int16Array, nsamps: number, cepBlock: [Handle], nframes: [number]): number
+  ckd_free_2d(block: Handle): void
+  /** `count` floats at `ptr`. */
+  peekFloats(ptr: Handle, count: number): Float32Array
   /** Reads a field of a native struct. */
   peekPointer(ptr: Handle, offset: number): Handle
   peekInt32(ptr: Handle, offset: number): number
@@ -66,6 +74,12 @@ export function loadPocketsphinx(): PocketsphinxApi {
     // mfcc_t is float in Debian's floating-point build.
     cmn_live_get: base.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
     cmn_live_set: base.func('void cmn_live_set(void *cmn, const float *vec)'),
+    fe_start_stream: base.func('void fe_start_stream(void *fe)'),
+    fe_start_utt: base.func('int fe_start_utt(void *fe)'),
+    fe_process_utt: base.func(
+      'int fe_process_utt(void *fe, const int16_t *spch, size_t nsamps, _Out_ void **cep_block, _Out_ int *nframes)'),
+    ckd_free_2d: base.func('void ckd_free_2d(void *block)'),
+    peekFloats: (ptr: Handle, count: number) => Float32Array.from(koffi.decode(ptr, 'float', count) as number[]),
     peekPointer: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'void *') as Handle,
     peekInt32: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'int32_t') as number,
     peekUint32: (ptr: Handle, offset: number) => koffi.decode(ptr, offset, 'uint32_t') as number,
@@ -91,6 +105,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_seg_prob: ps.func('int ps_seg_prob(void *seg, _Out_ int *ascr, _Out_ int *lscr, _Out_ int *lback)'),
     ps_get_logmath: ps.func('void *ps_get_logmath(void *ps)'),
     ps_get_feat: ps.func('void *ps_get_feat(void *ps)'),
+    ps_get_fe: ps.func('void *ps_get_fe(void *ps)'),
   } as PocketsphinxApi
   return api
 }

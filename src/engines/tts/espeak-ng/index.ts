@@ -6,6 +6,7 @@ import { Envelope } from '../envelope.js'
 import { StreamTrimmer } from '../silence.js'
 import type { SynthesisRequest, TtsEngine, TtsEngineFactory, TtsVoice } from '../types.js'
 import { EspeakWorker } from './espeak-worker.js'
+import { hasKanji, toKana } from './japanese.js'
 import { escapeSsml } from './ssml.js'
 import { pitchForSemitones, RATE_RANGE, toVoices, wordsPerMinute, type EspeakVoice } from './voices.js'
 import { WordTracker } from './words.js'
@@ -57,7 +58,7 @@ export async function createEspeakEngine(options: { readonly processes?: number 
       }
       if (request.text.trim() === '') return
       const { signal, deadline } = callOptions
-      const { engineText, toText } = escapeSsml(request.text)
+      const { engineText, toText } = await engineInput(request.text, voice)
       const worker = await pool.acquire(signal, deadline)
       const run = worker.synth({
         text: engineText,
@@ -103,6 +104,17 @@ export async function createEspeakEngine(options: { readonly processes?: number 
     },
     close: () => pool.close(),
   }
+}
+
+/**
+ * The text as eSpeak is given it, with the map from its code points back to the request text. Japanese kanji
+ * become kana first (eSpeak's Japanese voice reads kanji as "Chinese letter").
+ */
+async function engineInput(text: string, voice: EspeakVoice): Promise<{ engineText: string; toText: readonly number[] }> {
+  if (!voice.languages.includes('ja') || !hasKanji(text)) return escapeSsml(text)
+  const kana = await toKana(text)
+  const escaped = escapeSsml(kana.text)
+  return { engineText: escaped.engineText, toText: escaped.toText.map((i) => kana.toOriginal[i] ?? text.length) }
 }
 
 createEspeakEngine satisfies TtsEngineFactory

@@ -1,0 +1,85 @@
+import { detectAll } from 'tinyld'
+
+/**
+ * Why a language was chosen, for clients to see (`x-parla-language` header, SSE/WS metadata):
+ * `script` — the writing system decides (Han, kana, Hangul, Cyrillic…); `statistics` — the letter statistics
+ * are confident enough to leave the default; `default` — the text is too short, or English words, numbers and
+ * names leave no confident case for another language; `voice` — the chosen voice speaks only this language;
+ * `session` — a live session's language, decided on all its text so far.
+ */
+export type LanguageReason = 'script' | 'statistics' | 'default' | 'voice' | 'session'
+
+export interface LanguageDecision {
+  readonly language: string
+  /** 0..1: how sure the decision is (the share of the script, or the detector's score). */
+  readonly confidence: number
+  readonly reason: LanguageReason
+}
+
+/** Below this many words of letters (numbers and names removed) no text leaves the default language. */
+const MIN_WORDS = 3
+/** tinyld scores real sentences 0.12–1 for their language and < 0.1 when it is guessing between many. */
+const CONFIDENT = 0.12
+/** The winner must beat the default language by this factor. */
+const MARGIN = 2.5
+/** English function words this share of the words make a sentence English whatever the statistics say. */
+const ENGLISH_SHARE = 0.2
+const ENGLISH_FUNCTION_WORDS: ReadonlySet<string> = new Set([
+  'the', 'a', 'an', 'and', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'by', 'is', 'are', 'was', 'were',
+  'be', 'been', 'has', 'have', 'had', 'it', "it's", 'its', 'this', 'that', 'these', 'those', 'you', 'your', 'we',
+  'our', 'they', 'their', 'he', 'his', 'she', 'her', 'i', 'me', 'my', 'not', "don't", 'what', 'which', 'who',
+  'will', 'would', 'can', 'could', 'should', 'or', 'but', 'if', 'so', 'do', 'does', 'did', 'as', 'than', 'then',
+  'there', 'here', 'how', 'why', 'when', 'where', 'all', 'some', 'no', 'yes', 'up', 'out', 'into', 'over', 'let',
+  'please', 'just', 'about', 'after', 'before', 'more', 'most', 'very', 'too', 'also', 'only', 'off', 'us', 'him',
+])
+const LATIN_WORD = /^[\p{Script=Latin}\p{M}'’-]+$/u
+
+interface Words {
+  /** Words of letters only (numbers, codes and acronyms left out). */
+  readonly all: readonly string[]
+  /** The same without capitalised words inside a sentence (names: "Lincoln", "Gettysburg"). */
+  readonly common: readonly string[]
+}
+
+/** Numbers and names say nothing about the language; detectors read them as Finnish or Tagalog. */
+function wordsOf(text: string): Words {
+  const all: string[] = []
+  const common: string[] = []
+  let sentenceStart = true
+  for (const token of text.split(/\s+/)) {
+    const word = token.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')
+    // Acronyms ("FAQ", "PhD") say as little as names.
+    if (word !== '' && /^[\p{L}\p{M}'’-]+$/u.test(word) && !/\p{Lu}.*\p{Lu}/u.test(word)) {
+      all.push(word)
+      if (sentenceStart || !/^\p{Lu}/u.test(word)) common.push(word)
+    }
+    if (token !== '') sentenceStart = /[.!?:;]["')\]]*$/.test(token)
+  }
+  return { all, common }
+}
+
+/**
+ * Language of Latin-script (or other alphabetic) text that is not decided by script: `fallback` unless the text
+ * confidently is another language. Numbers, names and short phrases never move it.
+ */
+export function decideByStatistics(text: string, fallback: string): LanguageDecision {
+  const { all: words, common } = wordsOf(text)
+  const stay = (confidence: number): LanguageDecision => ({ language: fallback, confidence, reason: 'default' })
+  const latin = words.every((w) => LATIN_WORD.test(w))
+  if (latin && words.length < MIN_WORDS) return stay(1)
+  if (latin && fallback === 'en') {
+    const english = words.filter((w) => ENGLISH_FUNCTION_WORDS.has(w.toLowerCase().replace('’', "'"))).length
+    if (english > 0 && english >= words.length * ENGLISH_SHARE) return stay(Math.min(1, 0.5 + english / words.length))
+  }
+  const ranked = detectAll((common.length >= MIN_WORDS ? common : words).join(' ')).map((r) => ({ lang: r.lang.toLowerCase().split(/[-_]/)[0]!, accuracy: r.accuracy }))
+  const top = ranked[0]
+  if (!top) return stay(0.5)
+  if (top.lang === fallback) return stay(top.accuracy)
+  const mine = ranked.find((r) => r.lang === fallback)?.accuracy ?? 0
+  // Other alphabets (Cyrillic, Greek, Arabic…) cannot be the Latin-script default: the detector decides.
+  if (!latin) return { language: top.lang, confidence: top.accuracy, reason: 'script' }
+  if (top.accuracy >= CONFIDENT && top.accuracy >= mine * MARGIN) {
+    return { language: top.lang, confidence: top.accuracy, reason: 'statistics' }
+  }
+  return stay(1 - top.accuracy)
+}
