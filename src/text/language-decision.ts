@@ -24,13 +24,15 @@ const CONFIDENT = 0.12
 const MARGIN = 2.5
 /** English function words this share of the words make a sentence English whatever the statistics say. */
 const ENGLISH_SHARE = 0.2
+// Only words that are not also common words of the other Latin-script languages: "a", "in", "on", "no", "so",
+// "was", "will", "also", "is", "me", "do", "an", "as" are French, Spanish, German, Dutch or Italian words too.
 const ENGLISH_FUNCTION_WORDS: ReadonlySet<string> = new Set([
-  'the', 'a', 'an', 'and', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'by', 'is', 'are', 'was', 'were',
-  'be', 'been', 'has', 'have', 'had', 'it', "it's", 'its', 'this', 'that', 'these', 'those', 'you', 'your', 'we',
-  'our', 'they', 'their', 'he', 'his', 'she', 'her', 'i', 'me', 'my', 'not', "don't", 'what', 'which', 'who',
-  'will', 'would', 'can', 'could', 'should', 'or', 'but', 'if', 'so', 'do', 'does', 'did', 'as', 'than', 'then',
-  'there', 'here', 'how', 'why', 'when', 'where', 'all', 'some', 'no', 'yes', 'up', 'out', 'into', 'over', 'let',
-  'please', 'just', 'about', 'after', 'before', 'more', 'most', 'very', 'too', 'also', 'only', 'off', 'us', 'him',
+  'the', 'and', 'of', 'to', 'at', 'for', 'with', 'from', 'by', 'are', 'were', 'be', 'been', 'has', 'have', 'had',
+  'it', "it's", 'its', 'this', 'that', 'these', 'those', 'you', 'your', 'we', 'our', 'they', 'their', 'he', 'his',
+  'she', 'her', 'i', 'my', 'not', "don't", 'what', 'which', 'who', 'would', 'can', 'could', 'should', 'or', 'but',
+  'if', 'does', 'did', 'than', 'then', 'there', 'here', 'how', 'why', 'when', 'where', 'all', 'some', 'yes', 'up',
+  'out', 'into', 'over', 'let', 'please', 'just', 'about', 'after', 'before', 'more', 'most', 'very', 'too',
+  'only', 'off', 'him',
 ])
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'’-]+$/u
 

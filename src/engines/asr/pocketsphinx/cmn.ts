@@ -35,6 +35,20 @@ export function cmnResetter(api: PocketsphinxApi, ps: Handle): ((samples?: Int16
   }
 }
 
+/** Frame shift and window of the en-us front end at 16 kHz (10 ms, 25.6 ms). */
+const FRAME_SHIFT = 160
+const FRAME_WINDOW = 410
+
+/**
+ * A frame of (near) digital zeros, as files joined with zero-filled pauses have: its log energy is far below
+ * any recorded silence and would drag the mean's energy term down, so it does not count.
+ */
+function digitalSilence(samples: Int16Array, frame: number): boolean {
+  const end = Math.min(samples.length, frame * FRAME_SHIFT + FRAME_WINDOW)
+  for (let i = frame * FRAME_SHIFT; i < end; i++) if (samples[i]! > 2 || samples[i]! < -2) return false
+  return true
+}
+
 /** Fewer frames (0.2 s) say too little about the channel; the model's initial mean is kept. */
 const MIN_FRAMES = 20
 
@@ -61,10 +75,14 @@ export function utteranceMean(api: PocketsphinxApi, ps: Handle, samples: Int16Ar
     if (frames < MIN_FRAMES) return undefined
     const cepstra = api.peekFloats(api.peekPointer(block[0], 0), frames * CEPSTRUM_LENGTH)
     const mean = new Float32Array(CEPSTRUM_LENGTH)
+    let used = 0
     for (let f = 0; f < frames; f++) {
+      if (digitalSilence(samples, f)) continue
+      used++
       for (let k = 0; k < CEPSTRUM_LENGTH; k++) mean[k]! += cepstra[f * CEPSTRUM_LENGTH + k]!
     }
-    for (let k = 0; k < CEPSTRUM_LENGTH; k++) mean[k]! /= frames
+    if (used < MIN_FRAMES) return undefined
+    for (let k = 0; k < CEPSTRUM_LENGTH; k++) mean[k]! /= used
     return mean.every(Number.isFinite) ? mean : undefined
   } finally {
     api.ckd_free_2d(block[0])
