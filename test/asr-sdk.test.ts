@@ -1,7 +1,7 @@
 import { FishAudioClient, FishAudioError, UnprocessableEntityError } from 'fish-audio'
 import { ASRRequest, Session } from 'fish-audio-sdk'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { toWav } from '../src/asr/test-speech.js'
+import { toWav } from './support/asr-speech.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { ffmpeg, SENTENCES, segmentProblems, ttsAll, withPauses, type Arranged } from './helpers/asr-audio.js'

@@ -1,7 +1,7 @@
 import { encode } from '@msgpack/msgpack'
 import { request, type IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ffmpegDecode } from '../src/audio/testing.js'
+import { ffmpegDecode } from './support/audio.js'
 import type { FestivalEngine } from '../src/engines/tts/festival/index.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { parseSse, rebuild, type StreamingEvent } from './helpers/sse.js'

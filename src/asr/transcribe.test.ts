@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AudioBuffer } from '../audio/types.js'
 import { createPocketsphinxEngine, type PocketsphinxEngine } from '../engines/asr/pocketsphinx/index.js'
 import { isAbortError, SpeechError } from '../errors.js'
-import { buildProgram, SENTENCES, speakAll, type Program } from './test-speech.js'
+import { buildProgram, SENTENCES, speakAll, type Program } from '../../test/support/asr-speech.js'
 import { transcribe, type Transcript } from './transcribe.js'
 import { corpusWer } from './wer.js'
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { SpeechError } from '../errors.js'
 import { createChunkJoiner, crossfade, fadeEdges, silence } from './fade.js'
 import { concatSamples } from './signal.js'
-import { maxJump, sine } from './testing.js'
+import { maxJump, sine } from '../../test/support/audio.js'
 
 describe('fades and joins', () => {
   it('silence has the requested length', () => {

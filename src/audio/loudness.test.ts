@@ -3,7 +3,7 @@ import { fadeEdges } from './fade.js'
 import { applyGainDb, applyGainRamp, dbToGain, gainToDb, peak, rmsDb } from './gain.js'
 import { createLoudnessMeter, loudnessNormalizer, measureLoudness, normalizeLoudness } from './loudness.js'
 import { concatSamples } from './signal.js'
-import { maxJump, sine, speechLike } from './testing.js'
+import { maxJump, sine, speechLike } from '../../test/support/audio.js'
 
 describe('gain', () => {
   it('converts between dB and linear gain', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createResampler, resampleAll } from './resample.js'
 import { concatSamples, rms } from './signal.js'
-import { cpuMs, irregularBlocks, maxJump, sine, zeroCrossingFrequency } from './testing.js'
+import { cpuMs, irregularBlocks, maxJump, sine, zeroCrossingFrequency } from '../../test/support/audio.js'
 
 const PAIRS = [
   [22050, 44100],

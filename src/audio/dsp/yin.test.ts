@@ -1,8 +1,8 @@
 import { YIN } from 'pitchfinder'
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { resampleAll } from '../resample.js'
-import { harmonicTone, noise } from './test-signals.js'
+import { harmonicTone, noise } from '../../../test/support/dsp-signals.js'
 import { createYin } from './yin.js'
 
 describe('createYin', () => {

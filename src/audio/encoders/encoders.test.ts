@@ -10,7 +10,7 @@ import {
   irregularBlocks,
   speechLike,
   sweep,
-} from '../testing.js'
+} from '../../../test/support/audio.js'
 import type { AudioFormat } from '../types.js'
 import { getEncoder, outputSampleRate } from './registry.js'
 

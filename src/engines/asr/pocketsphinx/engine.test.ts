@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { concatSamples } from '../../../audio/signal.js'
 import { isAbortError, SpeechError } from '../../../errors.js'
 import { resampleAll } from '../../../audio/resample.js'
-import { SENTENCES, speakAll } from '../../../asr/test-speech.js'
+import { SENTENCES, speakAll } from '../../../../test/support/asr-speech.js'
 import { corpusWer } from '../../../asr/wer.js'
 import { createPocketsphinxEngine, type PocketsphinxEngine } from './index.js'
 

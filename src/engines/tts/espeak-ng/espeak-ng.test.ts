@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   abortLatency, collect, expectPausesBetweenWords, expectSpeech, expectWords, HOSTILE_TEXT, LONG_TEXT, medianF0,
   SENTENCE, SENTENCE_WORDS,
-} from '../engine-test-kit.js'
+} from '../../../../test/support/tts-engine-kit.js'
 import type { TtsEngine } from '../types.js'
 import { createEspeakEngine } from './index.js'
 

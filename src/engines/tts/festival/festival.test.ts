@@ -4,7 +4,7 @@ import { SpeechError } from '../../../errors.js'
 import {
   abortLatency, collect, expectPausesBetweenWords, expectSpeech, expectWords, HOSTILE_TEXT, LONG_TEXT, SENTENCE,
   SENTENCE_WORDS,
-} from '../engine-test-kit.js'
+} from '../../../../test/support/tts-engine-kit.js'
 import { createFestivalEngine, type FestivalEngine } from './index.js'
 
 let engine: FestivalEngine

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   abortLatency, collect, expectPausesBetweenWords, expectSpeech, expectWords, HOSTILE_TEXT, LONG_TEXT, medianF0,
   SENTENCE, SENTENCE_WORDS,
-} from '../engine-test-kit.js'
+} from '../../../../test/support/tts-engine-kit.js'
 import { createFliteEngine, type FliteEngine } from './index.js'
 
 let engine: FliteEngine

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AudioBuffer } from '../audio/types.js'
+import type { AudioBuffer } from '../../src/audio/types.js'
 
 /** About 10 s each when spoken by slt. */
 export const PASSAGES = {

@@ -1,8 +1,8 @@
 /** Shared checks for the engine tests (not a test file itself). */
 import { expect } from 'vitest'
-import { concatSamples, rms } from '../../audio/signal.js'
-import { isAbortError } from '../../errors.js'
-import type { EngineWord, SynthesisRequest, TtsEngine } from './types.js'
+import { concatSamples, rms } from '../../src/audio/signal.js'
+import { isAbortError } from '../../src/errors.js'
+import type { EngineWord, SynthesisRequest, TtsEngine } from '../../src/engines/tts/types.js'
 
 export interface Collected {
   readonly samples: Float32Array
