@@ -82,7 +82,7 @@ async function concurrent(ready: Ready, body: object, runs: number, concurrency:
 
 async function main(): Promise<void> {
   const ready = await startBenchServer()
-  const { createEngineSet } = await import('../src/services/tts/engines.js')
+  const { createEngineSet } = await import('../src/engines/tts/engine-set.js')
   const { planText } = await import('../src/text/index.js')
   const engines = createEngineSet({ festivalProcesses: 1 })
   try {

@@ -1,5 +1,5 @@
 import type { TtsEngine, TtsVoice } from '../engines/tts/types.js'
-import type { EngineSet } from '../services/tts/engines.js'
+import type { EngineSet } from '../engines/tts/engine-set.js'
 
 /** The account that owns the built-in voice models; shown as author `parla`. */
 export const PARLA_ACCOUNT = { id: 'parla', nickname: 'parla' } as const

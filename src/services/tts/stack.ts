@@ -3,7 +3,7 @@ import { createStretcher, stretchAndShift } from '../../audio/dsp/rubberband.js'
 import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profiles.js'
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
-import { createEngineSet, type EngineSet } from './engines.js'
+import { createEngineSet, type EngineSet } from '../../engines/tts/engine-set.js'
 import { createTtsService, type TtsService } from './service.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os'
-import { loadTtsEngineFactory, ttsEngineIds } from '../../engines/tts/registry.js'
-import type { TtsEngine } from '../../engines/tts/types.js'
+import { loadTtsEngineFactory, ttsEngineIds } from './registry.js'
+import type { TtsEngine } from './types.js'
 
 /**
  * The running TTS engines. Each starts on first use (festival spawns processes, eSpeak NG warms up workers),
