@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
-import type { TtsParams } from '../../services/tts/params.js'
+import type { TtsParams } from './tts-params.js'
 import type { TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { detectLanguage } from '../../text/index.js'

@@ -3,7 +3,7 @@ import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
 import type { Principal } from '../../store/db/repositories/keys.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
-import type { TtsParams } from './params.js'
+import type { TtsParams } from '../../api/fish/tts-params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
 import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 

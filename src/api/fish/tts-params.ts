@@ -3,7 +3,7 @@ import { invalidField, SpeechError } from '../../errors.js'
 import type { AudioFormat } from '../../audio/types.js'
 import type { SamplingParams } from '../../engines/tts/types.js'
 import type { Latency, TagDialect } from '../../text/types.js'
-import type { TtsRequestBody } from '../../api/fish/tts-schemas.js'
+import type { TtsRequestBody } from './tts-schemas.js'
 
 export interface ReferenceInput {
   readonly audio: Uint8Array
