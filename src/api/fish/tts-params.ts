@@ -2,43 +2,9 @@ import type { Config } from '../../config/schema.js'
 import { invalidField, SpeechError } from '../../errors.js'
 import type { AudioFormat } from '../../audio/types.js'
 import type { SamplingParams } from '../../engines/tts/types.js'
-import type { Latency, TagDialect } from '../../text/types.js'
+import type { ReferenceInput, TtsParams } from '../../services/tts/params.js'
+import type { TagDialect } from '../../text/types.js'
 import type { TtsRequestBody } from './tts-schemas.js'
-
-export interface ReferenceInput {
-  readonly audio: Uint8Array
-  readonly text: string
-}
-
-/** A TTS request with every default filled in and every client encoding resolved. */
-export interface TtsParams {
-  readonly text: string
-  readonly dialect: TagDialect
-  /** Voice model ids per speaker index; empty means the default voice for the language. */
-  readonly referenceIds: readonly string[]
-  /** Inline references per speaker index (`references` as a flat list is speaker 0). */
-  readonly references: readonly (readonly ReferenceInput[])[]
-  readonly speed: number
-  readonly volumeDb: number
-  readonly normalizeLoudness: boolean
-  readonly chunkLength: number
-  readonly minChunkLength: number
-  readonly latency: Latency
-  readonly normalize: boolean
-  readonly format: AudioFormat
-  /** Requested output rate, or undefined for the format's default. */
-  readonly sampleRate?: number
-  /** Bits per second for mp3/opus; opus -1000 = automatic. */
-  readonly bitrate?: number
-  readonly sampling: SamplingParams
-  /** Main language for text too short to detect (`TextPipelineOptions.languageHint`); live sessions set it. */
-  readonly languageHint?: string
-  /**
-   * The caller already cut the text into units as they should be spoken (a live session's phrases, with its
-   * own first-phrase rule): the service does not re-cut the first chunk when the engine is busy.
-   */
-  readonly presplit?: boolean
-}
 
 /** The `model` header: `s1` selects s1 tags; anything else, or nothing, is `s2-pro` (fish-compat §1). */
 export const dialectFromHeader = (model: unknown): TagDialect => (String(model ?? '').trim().toLowerCase() === 's1' ? 's1' : 's2-pro')

@@ -6,7 +6,7 @@ import type { TextChunk } from '../../text/types.js'
 import { EdgeSmoother } from './joins.js'
 import { Lookahead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
-import type { TtsParams } from '../../api/fish/tts-params.js'
+import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
 import type { Stretcher, StretchStream, StretchStreamFactory, VoiceChooser, VoiceRender } from './voice-plan.js'
 

@@ -1,9 +1,9 @@
 import type { AudioEncoder, EncoderSession } from '../../audio/types.js'
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
-import type { TtsParams } from '../../api/fish/tts-params.js'
+import type { TtsParams } from './params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
 import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 

@@ -1,5 +1,5 @@
 import { SpeechError } from '../../errors.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { chooseBaseVoice } from '../../voices/adaptation.js'
 import { planAdaptation } from '../../voices/adaptation.js'
 import type { BaseProfiles } from '../../voices/base-profiles.js'
@@ -7,7 +7,7 @@ import { ENGLISH_BASES } from '../../voices/base-profiles.js'
 import { speaks, type BuiltinCatalog } from '../../voices/builtin.js'
 import type { ReferenceProfiles } from '../../voices/reference-profiles.js'
 import type { VoiceProfile } from '../../voices/types.js'
-import type { TtsParams } from '../../api/fish/tts-params.js'
+import type { TtsParams } from './params.js'
 import type { VoiceChooser, VoiceRender } from './voice-plan.js'
 
 /** What TTS needs to know of a stored voice model. */
