@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   const ready = await startBenchServer()
   const { createEngineSet } = await import('../src/engines/tts/engine-set.js')
   const { planText } = await import('../src/text/index.js')
-  const engines = createEngineSet({ festivalProcesses: 1 })
+  const { loadConfig } = await import('../src/config/load.js')
+  const engines = createEngineSet({ config: loadConfig({ env: {}, file: undefined, flags: { festivalProcesses: 1 } }) })
   try {
     console.log(`TTS benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
       `${RUNS} runs per figure, ${CONCURRENCY} concurrent clients; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)

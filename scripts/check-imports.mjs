@@ -15,7 +15,7 @@ const LAYERS = [
   ['voices', 'asr'],
   ['store', 'engines'],
   ['audio'],
-  ['text', 'config', 'errors', 'abort', 'logger', 'principal', 'module-worker', 'malloc-tuning'],
+  ['text', 'config', 'errors', 'abort', 'logger', 'principal', 'readiness', 'module-worker', 'malloc-tuning'],
 ]
 const layerOf = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, LAYERS.length - i])))
 

@@ -49,6 +49,11 @@ export const ConfigSchema = Type.Object(
     minSampleSeconds: Type.Number({ default: 1, minimum: 0 }),
     /** Maximum voice sample duration for `POST /model`, in seconds. */
     maxSampleSeconds: Type.Number({ default: 300, minimum: 1 }),
+    /**
+     * On SIGTERM/SIGINT, how long requests, streams and live sockets under way may take to finish, in
+     * seconds, before the server cuts them and exits. A second signal exits at once.
+     */
+    shutdownTimeoutSec: Type.Number({ default: 30, minimum: 0 }),
   },
   { additionalProperties: false },
 )

@@ -1,5 +1,5 @@
 import { decode, encode } from '@msgpack/msgpack'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Deps } from '../../deps.js'
 import { SpeechError, toSpeechError } from '../../errors.js'
@@ -12,6 +12,9 @@ import { TtsRequestBody } from './tts-schemas.js'
 
 export { HIGH_WATER_BYTES } from './live-utterance.js'
 
+/** Close code telling a live client the server restarts and it should reconnect (RFC 6455 registry). */
+export const RESTART_CLOSE_CODE = 1012
+
 const validateRequest = compileBodyValidator(TtsRequestBody)
 
 /**
@@ -22,6 +25,12 @@ const validateRequest = compileBodyValidator(TtsRequestBody)
  * under way (and being read).
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  const sessions = new Set<LiveSession>()
+  // Shutdown: each socket finishes the text it was given, then closes with 1012 so its client reconnects to
+  // another instance (or this one, restarted). `server.ts` cuts sockets still open at its deadline.
+  app.addHook('preClose', async () => {
+    await Promise.all([...sessions].map((s) => s.drain()))
+  })
   app.get(
     '/v1/tts/live',
     {
@@ -38,7 +47,10 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
       },
     },
     (socket, request) => {
-      new LiveSession(socket, deps, request.principal, request.headers.model).listen()
+      const session = new LiveSession(socket, deps, request.principal, request.headers.model, request.log)
+      sessions.add(session)
+      socket.once('close', () => sessions.delete(session))
+      session.listen()
     },
   )
 }
@@ -48,15 +60,27 @@ class LiveSession {
   private readonly deps: Deps
   private readonly principal: Principal
   private readonly model: unknown
+  private readonly log: FastifyBaseLogger
   private readonly closed = new AbortController()
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
 
-  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown) {
+  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown, log: FastifyBaseLogger) {
     this.socket = socket
     this.deps = deps
     this.principal = principal
     this.model = model
+    this.log = log
+  }
+
+  /** Lets the running utterance speak what it was given, then closes with 1012; resolves once closed. */
+  async drain(): Promise<void> {
+    const open = () => this.socket.readyState === this.socket.OPEN
+    while (this.started?.busy && open()) await new Promise((resolve) => setTimeout(resolve, 50))
+    if (this.socket.readyState === this.socket.CLOSED) return
+    const closed = new Promise((resolve) => this.socket.once('close', resolve))
+    if (open()) this.socket.close(RESTART_CLOSE_CODE, 'server restarting')
+    await closed
   }
 
   listen(): void {
@@ -101,7 +125,7 @@ class LiveSession {
       this.handle(frame)
     } catch (err) {
       // A bad frame ends the running utterance, if any, and tells the client what was wrong.
-      this.report(this.started, fishLiveErrorMessage(toSpeechError(err)))
+      this.fail(this.started, err)
     }
   }
 
@@ -152,12 +176,19 @@ class LiveSession {
       principal: this.principal,
       socket: this.socket,
       send: (frame: object) => this.send(frame),
-      failed: (err: unknown) => this.report(s, fishLiveErrorMessage(toSpeechError(err))),
+      failed: (err: unknown) => this.fail(s, err),
     }
     const s: Utterance = new Utterance(params, ctx, this.closed.signal)
     this.started = s
     s.buffer.append(params.text)
     s.speak(s.buffer.takeReady())
+  }
+
+  /** Like `report`, for an error; a server fault (5xx) is logged with the request id, once. */
+  private fail(s: Utterance | null, err: unknown): void {
+    const e = toSpeechError(err)
+    if (e.status >= 500) this.log.error({ err: e.cause ?? err }, 'live synthesis failed')
+    this.report(s, fishLiveErrorMessage(e))
   }
 
   /** Ends utterance `s` (if it is still the running one) and sends `finish` with reason `error`. */

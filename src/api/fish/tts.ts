@@ -32,14 +32,14 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
-    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal))
+    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal), signal)
   })
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal))
+    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal), signal)
   })
 }
 
@@ -59,12 +59,17 @@ export async function* audioBytes(speech: PreparedSpeech, signal: AbortSignal): 
  * Waits for the first piece before sending headers, so a failure before any audio is a proper error status
  * rather than a 200 with an empty body; then streams the rest as it comes.
  */
-async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>) {
+async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>, signal: AbortSignal) {
   const first = await body.next()
   async function* all() {
     try {
       if (!first.done) yield first.value
       yield* body
+    } catch (err) {
+      // The status is sent: cutting the connection is the only way left to tell the client the audio is
+      // incomplete (a proper end would pass a truncated file for a whole one).
+      if (!signal.aborted) reply.log.error({ err }, 'stream failed after its first bytes; connection cut')
+      reply.raw.destroy()
     } finally {
       await body.return(undefined)
     }

@@ -3,7 +3,10 @@ import { createStretcher, stretchAndShift } from '../../audio/dsp/rubberband.js'
 import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profiles.js'
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
+import type { AudioEncoder, AudioFormat } from '../../audio/types.js'
 import { createEngineSet, type EngineSet } from '../../engines/tts/engine-set.js'
+import type { TtsEngineRegistry } from '../../engines/tts/registry.js'
+import type { Logger } from '../../logger.js'
 import { createTtsService, type TtsService } from './service.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
 
@@ -19,9 +22,19 @@ export interface TtsStack {
   close(): Promise<void>
 }
 
+export interface TtsStackOptions {
+  readonly config: Config
+  readonly lookupModel: ModelLookup
+  readonly logger: Logger
+  /** Default: the built-in engines. */
+  readonly engines?: TtsEngineRegistry
+  /** Encoders replacing the built-in ones, by format. */
+  readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
+}
+
 /** Engines, built-in voices, reference analysis and the TTS service, wired together. */
-export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsStack {
-  const engines = createEngineSet({ festivalProcesses: config.festivalProcesses })
+export function createTtsStack({ config, lookupModel, logger, ...options }: TtsStackOptions): TtsStack {
+  const engines = createEngineSet({ config, logger, ...(options.engines && { registry: options.engines }) })
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
@@ -32,7 +45,13 @@ export function createTtsStack(config: Config, lookupModel: ModelLookup): TtsSta
     references,
     baseProfiles,
     resolveVoices,
-    tts: createTtsService({ resolveVoices, voiceLanguages: createVoiceLanguages({ catalog, lookupModel }), stretch: stretchAndShift, stretchStream: createStretcher }),
+    tts: createTtsService({
+      resolveVoices,
+      ...(options.encoders && { encoders: options.encoders }),
+      voiceLanguages: createVoiceLanguages({ catalog, lookupModel }),
+      stretch: stretchAndShift,
+      stretchStream: createStretcher,
+    }),
     close: () => engines.close(),
   }
 }
