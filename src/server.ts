@@ -50,10 +50,13 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       for (const client of app.websocketServer.clients) client.close(RESTART_CLOSE_CODE, 'server restarting')
       app.server.closeAllConnections()
     }, config.shutdownTimeoutSec * 1000)
+    // Keep-alive connections go idle as their last response ends; close them then, not after keepAliveTimeout.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100)
     try {
       await app.close()
     } finally {
       clearTimeout(deadline)
+      clearInterval(idle)
       await deps.close()
     }
   }
