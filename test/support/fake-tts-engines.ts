@@ -1,7 +1,8 @@
 /**
  * Fake TTS engines for plumbing tests (routes, streaming, errors, shutdown), where a real engine would only
- * add time and noise. Each speaks every word as a 0.2 s tone followed by 0.05 s of silence, so word timings
- * are exact and known. Never used where what is tested is the speech itself.
+ * add time and noise. Each speaks every word as a 0.2 s tone followed by 0.05 s of silence (0.3 s more after
+ * punctuation), so word timings are exact and known; it runs the engine conformance suite like a real one.
+ * Never used where what is tested is the speech itself.
  */
 import { SpeechError } from '../../src/errors.js'
 import type { TtsEngineRegistry } from '../../src/engines/tts/registry.js'
@@ -10,6 +11,9 @@ import type { EngineWord, SynthesisChunk, TtsEngine } from '../../src/engines/tt
 export const TONE_RATE = 16000
 export const WORD_SEC = 0.2
 export const GAP_SEC = 0.05
+/** Silence after a word followed by punctuation. */
+export const PAUSE_SEC = 0.3
+const TONE_HZ = 200
 
 export interface FakeEngineOptions {
   /** Throws `engine_failed` before yielding anything. */
@@ -39,7 +43,6 @@ export interface FakeEngine extends TtsEngine {
 /** One engine with one English voice `a` (voice model `<id>-a`). */
 export function createFakeEngine(id: string, options: FakeEngineOptions = {}): FakeEngine {
   const log: FakeEngineLog = { calls: 0, active: 0, stopped: 0, chunks: 0 }
-  const word = toneSamples()
   return {
     id,
     log,
@@ -58,8 +61,10 @@ export function createFakeEngine(id: string, options: FakeEngineOptions = {}): F
           failed = true
           throw new SpeechError('engine_failed', `[${id}] failed before its first audio (test)`)
         }
-        const words = [...request.text.matchAll(/\S+/g)]
-        const step = (WORD_SEC + GAP_SEC) / (request.rate ?? 1)
+        const words = [...request.text.matchAll(/[\p{L}\p{N}']+/gu)]
+        const rate = request.rate ?? 1
+        const tone = toneSamples(TONE_HZ * 2 ** ((request.pitchSemitones ?? 0) / 12), WORD_SEC / rate)
+        let at = 0
         for (const [n, m] of words.entries()) {
           if (options.failAfter !== undefined && n >= options.failAfter) {
             failed = true
@@ -67,10 +72,16 @@ export function createFakeEngine(id: string, options: FakeEngineOptions = {}): F
           }
           if (options.delayMs) await sleep(options.delayMs, signal)
           signal?.throwIfAborted()
-          const w: EngineWord = { text: m[0], start: n * step, end: n * step + WORD_SEC / (request.rate ?? 1), charStart: m.index, charEnd: m.index + m[0].length }
-          const chunk: SynthesisChunk = { samples: resize(word, Math.round(step * TONE_RATE)), words: [w], final: n === words.length - 1 }
+          // Punctuation before the next word makes a pause, as a real engine would.
+          const next = words[n + 1]?.index ?? request.text.length
+          const pause = /[.,;:!?]/.test(request.text.slice(m.index + m[0].length, next)) ? PAUSE_SEC : 0
+          // No silence after the last word: real engines trim their output.
+          const last = n === words.length - 1
+          const length = last ? tone.length : Math.round(((WORD_SEC + GAP_SEC + pause) / rate) * TONE_RATE)
+          const w: EngineWord = { text: m[0], start: at / TONE_RATE, end: (at + tone.length) / TONE_RATE, charStart: m.index, charEnd: m.index + m[0].length }
+          at += length
           log.chunks++
-          yield chunk
+          yield { samples: resize(tone, length), words: [w], final: last } satisfies SynthesisChunk
         }
         finished = true
       } finally {
@@ -87,12 +98,12 @@ export function fakeEngineRegistry(engines: readonly FakeEngine[]): TtsEngineReg
   return Object.fromEntries(engines.map((e) => [e.id, { load: async () => async () => e }]))
 }
 
-function toneSamples(): Float32Array {
-  const out = new Float32Array(Math.round(WORD_SEC * TONE_RATE))
+function toneSamples(hz: number, seconds: number): Float32Array {
+  const out = new Float32Array(Math.round(seconds * TONE_RATE))
   for (let i = 0; i < out.length; i++) {
-    // Raised-cosine edges, so the tone starts and ends at zero like trimmed speech.
+    // Linear ramps at the edges, so the tone starts and ends at zero like trimmed speech.
     const edge = Math.min(1, i / 160, (out.length - 1 - i) / 160)
-    out[i] = 0.3 * edge * Math.sin((2 * Math.PI * 440 * i) / TONE_RATE)
+    out[i] = 0.3 * edge * Math.sin((2 * Math.PI * hz * i) / TONE_RATE)
   }
   return out
 }
