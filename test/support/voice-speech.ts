@@ -8,6 +8,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AudioBuffer } from '../../src/audio/types.js'
+import { parseWav } from './wav.js'
+
+export { parseWav }
 
 /** About 10 s each when spoken by slt. */
 export const PASSAGES = {
@@ -21,24 +24,6 @@ export const PASSAGES = {
 
 const VOICE = '(voice_cmu_us_slt_arctic_hts)'
 
-/** Reads a 16-bit PCM mono WAV (what text2wave writes). */
-export function parseWav(bytes: Uint8Array): AudioBuffer {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let sampleRate = 0
-  for (let at = 12; at + 8 <= bytes.length; ) {
-    const id = String.fromCharCode(...bytes.subarray(at, at + 4))
-    const size = view.getUint32(at + 4, true)
-    if (id === 'fmt ') sampleRate = view.getUint32(at + 12, true)
-    if (id === 'data') {
-      const n = Math.floor(Math.min(size, bytes.length - at - 8) / 2)
-      const samples = new Float32Array(n)
-      for (let i = 0; i < n; i++) samples[i] = view.getInt16(at + 8 + i * 2, true) / 32768
-      return { samples, sampleRate }
-    }
-    at += 8 + size + (size & 1)
-  }
-  throw new Error('test-speech: no data chunk in WAV')
-}
 
 function text2wave(text: string, outFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
