@@ -1,4 +1,4 @@
-import { FishAudioClient, FishAudioError, UnprocessableEntityError } from 'fish-audio'
+import { FishAudioClient, type FishAudioError, UnprocessableEntityError } from 'fish-audio'
 import { ASRRequest, Session } from 'fish-audio-sdk'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { toWav } from './support/asr-speech.js'
