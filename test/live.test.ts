@@ -24,7 +24,7 @@ describe('WebSocket /v1/tts/live (raw ws client)', () => {
   /** Waits until festival is working: it takes a process per sentence, so there are gaps. */
   const untilFestivalBusy = async () => {
     const f = await festival()
-    await expect.poll(() => f.processIds().busy.length, { timeout: 30_000, interval: 1 }).toBeGreaterThan(0)
+    await expect.poll(() => f.processIds().busy.length, { timeout: 120_000, interval: 1 }).toBeGreaterThan(0)
     return f.processIds().busy.length
   }
   beforeAll(async () => {
@@ -219,7 +219,7 @@ describe('WebSocket /v1/tts/live (raw ws client)', () => {
       await c.waitFor((r) => r.frame.event === 'audio')
       expect(await untilFestivalBusy()).toBeGreaterThan(0)
       c.ws.terminate()
-      await expect.poll(() => f.processIds().busy, { timeout: 30_000, interval: 2 }).toEqual([])
+      await expect.poll(() => f.processIds().busy, { timeout: 120_000, interval: 2 }).toEqual([])
       // It stays stopped: after a pause, festival got no new text (a pipeline that went on would keep it busy).
       const started = calls.mock.calls.length
       await new Promise((r) => setTimeout(r, 300))
@@ -243,15 +243,15 @@ describe('WebSocket /v1/tts/live idle timeout', () => {
   it('closes a socket with no frames after the timeout; an open utterance gets finish/error first', async () => {
     const quiet = await LiveClient.connect(url, s.asAlice)
     const opened = performance.now()
-    await quiet.waitFor(() => false, 0, 3000).catch(() => {})
+    await quiet.waitFor(() => false, 0, 120_000).catch(() => {})
     expect(quiet.closed).toEqual({ code: 1000, reason: 'idle timeout' })
     expect(performance.now() - opened).toBeGreaterThan(900)
 
     const started = await LiveClient.connect(url, s.asAlice)
     started.send({ event: 'start', request: PCM })
-    const { finish } = await started.finish(0, 3000)
+    const { finish } = await started.finish(0, 120_000)
     expect(finish).toEqual({ event: 'finish', reason: 'error', message: expect.stringMatching(/no frame for 1 s/) })
-    await started.waitFor(() => false, 0, 1000).catch(() => {})
+    await started.waitFor(() => false, 0, 120_000).catch(() => {})
     expect(started.closed?.code).toBe(1000)
   })
 

@@ -61,7 +61,7 @@ function call(url: string, path: string, auth: object, payload?: object): Promis
 }
 
 /** Polls for an effect; generous, so a busy machine only makes it slower. */
-const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000, interval: 20 })
+const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 120_000, interval: 20 })
 // English words, so language detection keeps the English voice asked for.
 const ENGLISH = 'the cat sat on a mat and then went home to sleep'.split(' ')
 const words = (n: number) => Array.from({ length: n }, (_, i) => ENGLISH[i % ENGLISH.length]).join(' ')

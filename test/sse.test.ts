@@ -201,9 +201,9 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
         res.on('data', onData)
       })
       // festival takes a process per sentence, so wait for a moment it is working.
-      await expect.poll(() => festival.processIds().busy.length, { timeout: 30_000, interval: 1 }).toBeGreaterThan(0)
+      await expect.poll(() => festival.processIds().busy.length, { timeout: 120_000, interval: 1 }).toBeGreaterThan(0)
       req.destroy()
-      await expect.poll(() => festival.processIds().busy, { timeout: 30_000, interval: 2 }).toEqual([])
+      await expect.poll(() => festival.processIds().busy, { timeout: 120_000, interval: 2 }).toEqual([])
       // It stays stopped: after a pause, nothing more was rendered or synthesized (a pipeline that went on
       // would keep festival busy for the 40 sentences).
       const [events, started] = [produced, calls.mock.calls.length]

@@ -43,7 +43,7 @@ export function runTtsEngineConformance(options: TtsConformanceOptions): () => T
   }
   const stillWorks = async () => expectWords(SENTENCE, await speak(SENTENCE), SENTENCE_WORDS)
   /** The engine has let go of the aborted work: it is not saturated (with one process, it would be). */
-  const released = () => expect.poll(() => get().saturated?.() ?? false, { timeout: 30_000, interval: 10 }).toBe(false)
+  const released = () => expect.poll(() => get().saturated?.() ?? false, { timeout: 120_000, interval: 10 }).toBe(false)
 
   // File-level hooks: the engine also serves the file's own engine-specific tests.
   beforeAll(async () => {

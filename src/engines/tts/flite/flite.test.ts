@@ -39,10 +39,10 @@ describe('flite engine', () => {
     controller.abort()
     await expect((async () => { for (;;) if ((await chunks.next()).done) return })()).rejects.toThrow()
     // The terminated worker's scratch directory is removed (polled: termination is asynchronous).
-    await expect.poll(scratchDirs, { timeout: 30_000 }).toEqual([])
+    await expect.poll(scratchDirs, { timeout: 120_000 }).toEqual([])
     const c = await collect(engine(), { text: SENTENCE, voice: 'slt' })
     expectWords(SENTENCE, c, SENTENCE_WORDS)
-    await expect.poll(() => engine().workers(), { timeout: 30_000 }).toEqual({ all: 1, busy: 0 })
+    await expect.poll(() => engine().workers(), { timeout: 120_000 }).toEqual({ all: 1, busy: 0 })
   })
 
 
