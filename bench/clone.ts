@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const { createReferenceProfiles } = await import('../src/voices/reference-profiles.js')
   const { stretchAndShift } = await import('../src/audio/dsp/rubberband.js')
   const { concatSamples } = await import('../src/audio/signal.js')
-  const { PASSAGES, speech } = await import('../src/voices/test-speech.js')
+  const { PASSAGES, speech } = await import('../test/support/voice-speech.js')
   const { wavBytes } = await import('../test/helpers/voice-audio.js')
   console.log(`voice-cloning benchmark: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${RUNS} rounds\n`)
 

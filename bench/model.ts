@@ -34,7 +34,7 @@ async function serve(dataDir: string): Promise<void> {
   const level = process.env.BENCH_LOG_LEVEL ?? 'warn'
   const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, logLevel: level } })
   const deps = await createDeps(config)
-  const app = await buildApp(deps, { logger: level === 'silent' ? false : { level } })
+  const app = await buildApp(deps)
   const { key, info } = await deps.keys.create('bench')
   const started = Date.now()
   const wav = voiceWav({ seconds: 1.5 })

@@ -70,7 +70,7 @@ async function serve({ settings, warm, wyoming }: { settings: Record<string, unk
   const { buildApp } = await import('../src/app.js')
   const config = loadConfig({ env: {}, file: undefined, flags: { logLevel: 'warn', ...settings } })
   const deps = await createDeps(config)
-  const app = await buildApp(deps, { logger: { level: 'warn' } })
+  const app = await buildApp(deps)
   const { key } = await deps.keys.create('bench')
   if (warm.includes('tts')) await deps.speech.engines.startAll()
   if (warm.includes('asr')) await deps.asr.warm()

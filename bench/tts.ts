@@ -85,9 +85,10 @@ async function concurrent(ready: Ready, body: object, runs: number, concurrency:
 
 async function main(): Promise<void> {
   const ready = await startBenchServer({}, ['tts'], { wyoming: true })
-  const { createEngineSet } = await import('../src/services/tts/engines.js')
+  const { createEngineSet } = await import('../src/engines/tts/engine-set.js')
   const { planText } = await import('../src/text/index.js')
-  const engines = createEngineSet({ festivalProcesses: 1 })
+  const { loadConfig } = await import('../src/config/load.js')
+  const engines = createEngineSet({ config: loadConfig({ env: {}, file: undefined, flags: { festivalProcesses: 1 } }) })
   try {
     console.log(`TTS benchmark: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
       `${RUNS} runs per figure, ${CONCURRENCY} concurrent clients; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)

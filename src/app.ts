@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import websocket from '@fastify/websocket'
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import { installAuth } from './api/auth.js'
 import { registerBodyParsers } from './api/body-parsers.js'
 import { fishErrorHandler } from './api/error-wire.js'
@@ -19,15 +19,11 @@ import { playgroundRoutes } from './api/web/playground.js'
 import type { Deps } from './deps.js'
 import { SpeechError } from './errors.js'
 
-export interface BuildOptions {
-  /** pino logger options, or false for none (tests). */
-  readonly logger?: boolean | object
-}
-
-/** Builds the HTTP/WebSocket server without listening. `src/cli/serve.ts` listens; tests use `inject`. */
-export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+/** Builds the HTTP/WebSocket server without listening. `src/server.ts` listens; tests use `inject`. */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Request logs are children of the one logger, each with its request id (`reqId`).
+    loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.config.maxBodyBytes,
     // Bounds on receiving a request (never on streaming the response), and Node's own answers in our shape.
     ...receiveOptions(deps.config),
@@ -52,7 +48,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installNotFound(app)
   installAuth(app, deps.keys)
   await registerBodyParsers(app, deps.config)
-  await app.register(websocket, { options: { maxPayload: deps.config.maxBodyBytes } })
+  await app.register(websocket, {
+    options: { maxPayload: deps.config.maxBodyBytes },
+    // On close, stop taking sockets but leave open ones to `liveRoutes`, which lets them finish.
+    preClose(done) {
+      this.websocketServer.close()
+      done()
+    },
+  })
   await app.register(swagger, {
     openapi: {
       info: { title: 'Parla speech API', version: '1', description: 'Fish-Audio-compatible speech API: TTS, ASR, voice models.' },

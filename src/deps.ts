@@ -19,10 +19,19 @@ import { createUnlimitedAllowance, type AllowanceSource } from './services/accou
 import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
 import { referenceClips } from './services/models/reference-clips.js'
+import type { AudioEncoder, AudioFormat } from './audio/types.js'
+import type { AsrEngine } from './engines/asr/types.js'
+import type { TtsEngineRegistry } from './engines/tts/registry.js'
+import { createLogger, type Logger } from './logger.js'
+import { createReadiness, type Readiness } from './readiness.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
   readonly config: Config
+  /** The one logger; Fastify's request loggers are its children. */
+  readonly logger: Logger
+  /** Warm-up still running and whether shutdown began (`/readyz`). */
+  readonly readiness: Readiness
   readonly db: Db
   readonly blobs: BlobStore
   readonly keys: KeyRepository
@@ -46,20 +55,33 @@ export interface DepsOverrides {
   readonly inMemory?: boolean
   /** Training knobs for tests: extra steps (e.g. one that stalls) and time limits. */
   readonly training?: Pick<ModelServiceOptions, 'extraSteps' | 'trainingTimeoutMs' | 'closeTimeoutMs'>
+  /** TTS engines instead of the built-in registry (plumbing tests use test/support/fake-tts-engines.ts). */
+  readonly ttsEngines?: TtsEngineRegistry
+  /** The speech recognizer instead of pocketsphinx. */
+  readonly asrEngine?: () => AsrEngine
+  /** The blob store instead of the one `inMemory`/`dataDir` selects. */
+  readonly blobs?: BlobStore
+  /** Encoders replacing the built-in ones, by format. */
+  readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
+  /** Default: a pino logger at `config.logLevel` on stdout. */
+  readonly logger?: Logger
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.dataDir)
+  const logger = overrides.logger ?? createLogger(config.logLevel)
   // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
   const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
   const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
-  const blobs = overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs'))
+  const blobs =
+    overrides.blobs ?? (overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs')))
   const keys = createKeyRepository(db)
   const asr = createAsrService({
     workers: config.asrWorkers,
     ...(asrEngine && { engine: () => asrEngine }),
     ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
+    ...(overrides.asrEngine && { engine: overrides.asrEngine }),
   })
   const models = createModelService({
     db,
@@ -69,7 +91,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     maxSampleSeconds: config.maxSampleSeconds,
     // Voice samples sent without `texts` get an English transcript (pocketsphinx) for the speaking rate.
     transcribe: async (audio, signal) => (await transcribe(asr.engine, audio, { language: 'en', timestamps: false, signal })).text,
-    onError: (err, context) => console.error(`[models] ${context} failed:`, err),
+    onError: (err, context) => logger.error({ err, context }, `[models] ${context} failed`),
     ...overrides.training,
   })
   const aliases = createVoiceAliases(config.voiceAliases)
@@ -86,9 +108,18 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     }
   }
   configureNeural(neural)
-  const speech = createTtsStack(config, lookupModel, aliases)
+  const speech = createTtsStack({
+    config,
+    lookupModel,
+    logger,
+    aliases,
+    ...(overrides.ttsEngines && { engines: overrides.ttsEngines }),
+    ...(overrides.encoders && { encoders: overrides.encoders }),
+  })
   return {
     config,
+    logger,
+    readiness: createReadiness(),
     db,
     blobs,
     keys,

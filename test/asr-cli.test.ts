@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toWav } from '../src/asr/test-speech.js'
+import { toWav } from './support/asr-speech.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { startTestServer } from './helpers/app.js'
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toWav } from '../src/asr/test-speech.js'
+import { toWav } from './support/asr-speech.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import {

@@ -1,6 +1,6 @@
 import { encode } from '@msgpack/msgpack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toWav } from '../src/asr/test-speech.js'
+import { toWav } from './support/asr-speech.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { SENTENCES, ttsSpeech, withPauses } from './helpers/asr-audio.js'
 

@@ -138,28 +138,20 @@ describe('inline references: every surface and encoding', () => {
 
   it('repeating references costs no analysis: a new clip is analysed, the same clip again is not', async () => {
     const other = await shiftedReference(-5, 1.2)
-    const timeToFirstByte = async () => {
-      const started = performance.now()
+    const speak = async () => {
       const res = await fetch(`${s.url}/v1/tts`, {
         method: 'POST',
         headers: { ...s.asAlice, 'content-type': 'application/msgpack' },
         body: encode({ text: 'One short sentence.', format: 'wav', references: [{ audio: other.wav, text: other.text }] }),
       })
-      const reader = res.body!.getReader()
-      await reader.read()
-      const ms = performance.now() - started
-      while (!(await reader.read()).done) {
-        // read to the end, so the connection is done with
-      }
-      return ms
+      expect(res.status).toBe(200)
+      await res.arrayBuffer()
     }
     const before = stats()
-    const fresh = await timeToFirstByte()
+    await speak()
     expect(stats()).toEqual({ hits: before.hits, analyses: before.analyses + 1 })
-    const cached = await timeToFirstByte()
+    await speak()
     expect(stats()).toEqual({ hits: before.hits + 1, analyses: before.analyses + 1 })
-    console.log(`[clone] time to first byte: new reference ${fresh.toFixed(0)} ms, cached ${cached.toFixed(0)} ms`)
-    expect(cached).toBeLessThan(fresh)
   })
 })
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { FishAudioClient, RealtimeEvents } from 'fish-audio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ffmpegDecode } from '../src/audio/testing.js'
+import { ffmpegDecode } from './support/audio.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { wavBytes } from './helpers/voice-audio.js'
 

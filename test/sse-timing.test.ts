@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ffmpegDecode } from '../src/audio/testing.js'
+import { ffmpegDecode } from './support/audio.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { findSilences, parseSse, rebuild, type Rebuilt, type Segment } from './helpers/sse.js'
 

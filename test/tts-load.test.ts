@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { toTtsParams } from '../src/services/tts/params.js'
+import { toTtsParams } from '../src/api/fish/tts-params.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { SpeechError } from '../errors.js'
-import type { KeyRepository, Principal } from '../store/db/repositories/keys.js'
+import type { KeyRepository } from '../store/db/repositories/keys.js'
+import type { Principal } from '../principal.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildProgram, SENTENCES, speakAll, type Program } from './test-speech.js'
+import { buildProgram, SENTENCES, speakAll, type Program } from '../../test/support/asr-speech.js'
 import { resampleAll } from '../audio/resample.js'
 import { float32ToInt16 } from '../audio/signal.js'
 import { detectSpeech } from './vad.js'

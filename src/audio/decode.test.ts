@@ -3,7 +3,7 @@ import { SpeechError } from '../errors.js'
 import { decodeAudio } from './decode.js'
 import { getEncoder } from './encoders/registry.js'
 import { float32ToInt16, rms } from './signal.js'
-import { ffmpegEncode, prng, sine, zeroCrossingFrequency } from './testing.js'
+import { ffmpegEncode, prng, sine, zeroCrossingFrequency } from '../../test/support/audio.js'
 
 const RATE = 44100
 const SECONDS = 1.5

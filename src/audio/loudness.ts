@@ -1,5 +1,3 @@
-import { applyGain, applyGainRamp, dbToGain, gainToDb, peak } from './gain.js'
-
 /**
  * Loudness after ITU-R BS.1770-4 for one channel: K-weighting (a high shelf and a high pass, coefficients
  * derived for any sample rate as in libebur128), 400 ms blocks with 75 % overlap, an absolute gate at
@@ -109,71 +107,4 @@ export function measureLoudness(samples: Float32Array, sampleRate: number): numb
   const meter = createLoudnessMeter(sampleRate)
   meter.push(samples)
   return meter.integrated()
-}
-
-export interface NormalizeOptions {
-  /** Integrated loudness to reach, LUFS (default -20: speech at a comfortable, consistent level). */
-  readonly targetLufs?: number
-  /** Sample peaks are kept at or below this, dBFS (default -1). */
-  readonly peakCeilingDb?: number
-  /** Largest boost, dB (default 20), so near-silence is not pumped up into noise. */
-  readonly maxGainDb?: number
-}
-
-/** Brings a whole buffer to the target loudness (peak-limited by gain reduction only, no compression). */
-export function normalizeLoudness(
-  samples: Float32Array,
-  sampleRate: number,
-  options: NormalizeOptions = {},
-): Float32Array {
-  const loudness = measureLoudness(samples, sampleRate)
-  if (!Number.isFinite(loudness)) return samples.slice()
-  return applyGain(samples, dbToGain(targetGainDb(loudness, peak(samples), options)))
-}
-
-function targetGainDb(loudness: number, chunkPeak: number, options: NormalizeOptions): number {
-  const wanted = Math.min((options.targetLufs ?? DEFAULT_TARGET_LUFS) - loudness, options.maxGainDb ?? 20)
-  const headroom = (options.peakCeilingDb ?? -1) - gainToDb(chunkPeak)
-  return Math.max(-40, Math.min(wanted, headroom))
-}
-
-export interface LoudnessNormalizer {
-  /** Returns the chunk at the current gain; the gain follows the running loudness of the whole stream. */
-  process(samples: Float32Array): Float32Array
-  readonly gainDb: number
-}
-
-/**
- * Streaming normalization for TTS output: the gain is set from the integrated loudness of everything seen
- * so far (so it settles instead of pumping), never lets a chunk's peaks pass the ceiling, and glides to a
- * new value over `rampMs` at the start of each chunk so a gain change cannot click.
- */
-export function loudnessNormalizer(
-  sampleRate: number,
-  options: NormalizeOptions & { readonly rampMs?: number } = {},
-): LoudnessNormalizer {
-  const meter = createLoudnessMeter(sampleRate)
-  const rampSamples = Math.round(((options.rampMs ?? 30) * sampleRate) / 1000)
-  let gainDb: number | undefined
-  return {
-    process(samples) {
-      meter.push(samples)
-      const loudness = meter.integrated()
-      const chunkPeak = peak(samples)
-      // Silent so far: keep the previous gain (unity at first) rather than chase the noise floor.
-      const heard = Number.isFinite(loudness) && chunkPeak > 0
-      const next = heard ? targetGainDb(loudness, chunkPeak, options) : (gainDb ?? 0)
-      // Start the glide no higher than the new chunk's opening can take: a louder chunk after a quiet one
-      // would otherwise clip during the ramp (a gain drop at a faded join is inaudible; clipping is not).
-      const ceiling = dbToGain(options.peakCeilingDb ?? -1)
-      const openingPeak = peak(samples.subarray(0, rampSamples))
-      let from = dbToGain(gainDb ?? next)
-      if (openingPeak > 0) from = Math.min(from, Math.max(dbToGain(next), ceiling / openingPeak))
-      gainDb = next
-      return applyGainRamp(samples, from, dbToGain(next), rampSamples)
-    },
-    get gainDb() {
-      return gainDb ?? 0
-    },
-  }
 }

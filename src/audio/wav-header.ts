@@ -35,8 +35,11 @@ const SUPPORTED: Readonly<Record<number, readonly number[]>> = {
 const ascii = (b: Uint8Array, at: number): string =>
   String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!)
 
-/** Returns the header, or a sentence saying what is wrong with it. */
-export function parseWavHeader(bytes: Uint8Array): WavInfo | string {
+/**
+ * Returns the header, or a sentence saying what is wrong with it. `allowEmpty`: a data chunk with no
+ * samples is fine (an engine's output for text with nothing to say).
+ */
+export function parseWavHeader(bytes: Uint8Array, options: { readonly allowEmpty?: boolean } = {}): WavInfo | string {
   if (bytes.length < 12 || ascii(bytes, 0) !== 'RIFF' || ascii(bytes, 8) !== 'WAVE') {
     return 'it is not a RIFF/WAVE file'
   }
@@ -62,7 +65,7 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo | string {
       }
     } else if (id === 'data') {
       if (!fmt) return 'its data chunk comes before the fmt chunk, or there is no fmt chunk'
-      return checkFormat(fmt, pos + 8, Math.min(size, bytes.length - pos - 8))
+      return checkFormat(fmt, pos + 8, Math.min(size, bytes.length - pos - 8), options.allowEmpty ?? false)
     }
     // The decoder walks chunks without RIFF's pad byte; odd sizes before `data` are rare enough to ignore.
     pos += 8 + size
@@ -72,7 +75,7 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo | string {
 
 type WavFormat = Omit<WavInfo, 'dataOffset' | 'dataBytes'>
 
-function checkFormat(fmt: WavFormat, dataOffset: number, dataBytes: number): WavInfo | string {
+function checkFormat(fmt: WavFormat, dataOffset: number, dataBytes: number, allowEmpty: boolean): WavInfo | string {
   const depths = SUPPORTED[fmt.codec]
   if (!depths) {
     const name = CODEC_NAMES[fmt.codec] ?? `codec 0x${fmt.codec.toString(16).padStart(4, '0')}`
@@ -88,6 +91,22 @@ function checkFormat(fmt: WavFormat, dataOffset: number, dataBytes: number): Wav
     const expected = `${fmt.channels} channels of ${fmt.bitsPerSample} bits`
     return `its block size ${fmt.blockAlign} does not match ${expected}`
   }
-  if (fmt.blockAlign === 0 || dataBytes < fmt.blockAlign) return 'it holds no audio samples'
+  if (fmt.blockAlign === 0 || (!allowEmpty && dataBytes < fmt.blockAlign)) return 'it holds no audio samples'
   return { ...fmt, dataOffset, dataBytes }
+}
+
+/**
+ * The samples of a 16-bit PCM mono WAV (what the engines and Parla's own WAV writer produce), or a sentence
+ * saying why the file is not one. Other WAVs go through `decodeAudio`.
+ */
+export function readPcm16Wav(bytes: Uint8Array): { samples: Float32Array; sampleRate: number } | string {
+  const wav = parseWavHeader(bytes, { allowEmpty: true })
+  if (typeof wav === 'string') return wav
+  if (wav.codec !== 0x0001 || wav.channels !== 1 || wav.bitsPerSample !== 16) {
+    return `it is codec ${wav.codec}, ${wav.channels} channels, ${wav.bitsPerSample} bits; expected 16-bit PCM mono`
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + wav.dataOffset, wav.dataBytes)
+  const samples = new Float32Array(Math.floor(wav.dataBytes / 2))
+  for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(2 * i, true) / 32768
+  return { samples, sampleRate: wav.sampleRate }
 }

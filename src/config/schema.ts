@@ -119,6 +119,11 @@ export const ConfigSchema = Type.Object(
      * (numbers, names and short phrases never move it). A lower-case code such as `en`, `de`, `zh`.
      */
     defaultLanguage: Type.String({ default: 'en', pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*$' }),
+    /**
+     * On SIGTERM/SIGINT, how long requests, streams and live sockets under way may take to finish, in
+     * seconds, before the server cuts them and exits. A second signal exits at once.
+     */
+    shutdownTimeoutSec: Type.Number({ default: 30, minimum: 0 }),
   },
   { additionalProperties: false },
 )

@@ -9,7 +9,7 @@ import { createStretcher, stretchAndShift } from '../audio/dsp/rubberband.js'
 import { timbreDistance } from '../audio/dsp/timbre-compare.js'
 import { planAdaptation } from './adaptation.js'
 import { analyzeVoice } from './analysis.js'
-import { PASSAGES, speech } from './test-speech.js'
+import { PASSAGES, speech } from '../../test/support/voice-speech.js'
 
 const CASES = [
   { semitones: 4, timeRatio: 0.85, formantScale: 1 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { chooseBaseVoice, planAdaptation, planFormantScale } from './adaptation.js'
 import { mergeProfiles } from './merge.js'
-import { fakeProfile } from './test-profiles.js'
+import { fakeProfile } from '../../test/support/voice-profiles.js'
 
 describe('planAdaptation', () => {
   const base = fakeProfile({ f0: 170, rate: 4.5, rmsDbfs: -22, peakDbfs: -6 })

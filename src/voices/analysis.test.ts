@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { resampleAll } from '../audio/resample.js'
 import { concatSamples } from '../audio/signal.js'
 import { stretchAndShift } from '../audio/dsp/rubberband.js'
-import { mix, noise, silence } from '../audio/dsp/test-signals.js'
+import { mix, noise, silence } from '../../test/support/dsp-signals.js'
 import { timbreDistance } from '../audio/dsp/timbre-compare.js'
-import { SpeechError } from '../errors.js'
+import type { SpeechError } from '../errors.js'
 import { analyzeVoice } from './analysis.js'
 import { assessQuality, isNoSpeechError } from './quality.js'
-import { PASSAGES, speech } from './test-speech.js'
+import { PASSAGES, speech } from '../../test/support/voice-speech.js'
 
 const pct = (measured: number, expected: number) => 100 * (measured / expected - 1)
 

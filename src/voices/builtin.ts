@@ -1,5 +1,6 @@
 import type { TtsEngine, TtsVoice } from '../engines/tts/types.js'
-import type { EngineSet } from '../services/tts/engines.js'
+import { SpeechError } from '../errors.js'
+import type { EngineSet } from '../engines/tts/engine-set.js'
 
 /** The account that owns the built-in voice models; shown as author `parla`. */
 export const PARLA_ACCOUNT = { id: 'parla', nickname: 'parla' } as const
@@ -46,14 +47,23 @@ export function createBuiltinCatalog(engines: EngineSet) {
     /** The default voice model id for a language code (`en`, `de`, `zh`, `pt-br`, …). */
     async defaultFor(language: string): Promise<string> {
       const base = language.toLowerCase().split('-')[0]!
-      if (DEFAULT_VOICES[base]) return DEFAULT_VOICES[base]
       byLanguage ??= await languageIndex(engines)
-      return byLanguage.get(language.toLowerCase()) ?? byLanguage.get(base) ?? FALLBACK
+      const id = DEFAULT_VOICES[base] ?? byLanguage.get(language.toLowerCase()) ?? byLanguage.get(base) ?? FALLBACK
+      return (await find(id)) ? id : firstVoice(engines)
     },
   }
 }
 
 export type BuiltinCatalog = ReturnType<typeof createBuiltinCatalog>
+
+/** With other engines than the built-in ones (tests): the first voice of the first engine. */
+async function firstVoice(engines: EngineSet): Promise<string> {
+  for (const id of engines.ids) {
+    const voice = (await engines.get(id)).voices()[0]
+    if (voice) return builtinModelId(id, voice.id)
+  }
+  throw new SpeechError('not_found', '[tts] no engine has a voice')
+}
 
 /** language → eSpeak NG voice model id, exact codes first, then base codes. */
 async function languageIndex(engines: EngineSet): Promise<Map<string, string>> {

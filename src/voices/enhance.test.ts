@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { timbreDistance } from '../audio/dsp/timbre-compare.js'
 import { analyzeVoice } from './analysis.js'
 import { enhanceSpeech } from './enhance.js'
-import { PASSAGES, speech } from './test-speech.js'
+import { PASSAGES, speech } from '../../test/support/voice-speech.js'
 
 const random = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x7fffffff - 0.5)
 const pct = (measured: number, expected: number) => 100 * (measured / expected - 1)

@@ -3,8 +3,8 @@ import { getEncoder } from '../audio/encoders/registry.js'
 import type { KeyRepository } from '../store/db/repositories/keys.js'
 import type { ModelRepository } from '../store/db/repositories/models.js'
 import type { BlobStore } from '../store/blob/types.js'
-import type { ModelRecord } from '../services/models/types.js'
-import type { EngineSet } from '../services/tts/engines.js'
+import type { ModelRecord } from '../store/model-types.js'
+import type { EngineSet } from '../engines/tts/engine-set.js'
 import { listBuiltinVoices, PARLA_ACCOUNT, type BuiltinVoice } from './builtin.js'
 
 const SAMPLE_TEXT: Record<string, string> = {

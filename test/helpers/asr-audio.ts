@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { AudioBuffer } from '../../src/audio/types.js'
-import { parseWav, soundBounds } from '../../src/asr/test-speech.js'
+import { parseWav, soundBounds } from '../support/asr-speech.js'
 import type { TestServer } from './app.js'
 
 const run = promisify(execFile)

@@ -1,12 +1,12 @@
 /**
- * Reference speakers for the voice-cloning tests: festival slt (cached WAVs from src/voices/test-speech.ts)
+ * Reference speakers for the voice-cloning tests: festival slt (cached WAVs from test/support/voice-speech.ts)
  * shifted in pitch and tempo with Rubber Band, as 16 kHz 16-bit WAV bytes like a client would upload.
  */
 import { encode } from '@msgpack/msgpack'
 import { resampleAll } from '../../src/audio/resample.js'
 import { stretchAndShift } from '../../src/audio/dsp/rubberband.js'
 import type { AudioBuffer } from '../../src/audio/types.js'
-import { PASSAGES, parseWav, speech } from '../../src/voices/test-speech.js'
+import { PASSAGES, parseWav, speech } from '../support/voice-speech.js'
 import type { TestServer } from './app.js'
 import { wavBytes } from './voice-audio.js'
 

@@ -63,7 +63,7 @@ export class LiveClient {
   }
 
   /** Waits until a frame after index `from` matches, and returns its index. */
-  async waitFor(match: (r: Received) => boolean, from = 0, timeoutMs = 20_000): Promise<number> {
+  async waitFor(match: (r: Received) => boolean, from = 0, timeoutMs = 150_000): Promise<number> {
     const deadline = performance.now() + timeoutMs
     for (;;) {
       const i = this.received.findIndex((r, k) => k >= from && match(r))
@@ -82,7 +82,7 @@ export class LiveClient {
   }
 
   /** Waits for the next `finish` after index `from`; returns it and the audio before it (from `from`). */
-  async finish(from = 0, timeoutMs = 20_000): Promise<{ finish: Received['frame']; audio: Buffer; index: number }> {
+  async finish(from = 0, timeoutMs = 150_000): Promise<{ finish: Received['frame']; audio: Buffer; index: number }> {
     const index = await this.waitFor((r) => r.frame.event === 'finish', from, timeoutMs)
     return { finish: this.received[index]!.frame, audio: this.audio(from, index), index }
   }

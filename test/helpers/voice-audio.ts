@@ -1,3 +1,4 @@
+import { wavFile } from '../../src/audio/encoders/wav.js'
 /**
  * Synthetic voice samples for `/model` tests: a vowel-like harmonic signal (glottal pulse train shaped by
  * three formants) in syllables with short pauses, so it looks like speech to the level checks.
@@ -48,27 +49,7 @@ export function voiceSamples(o: VoiceOptions = {}): Float32Array {
 
 /** 16-bit PCM WAV of `samples` (duplicated to `channels`). Values beyond ±1 are clipped. */
 export function wavBytes(samples: Float32Array, sampleRate = 16000, channels = 1): Uint8Array {
-  const dataBytes = samples.length * 2 * channels
-  const buf = Buffer.alloc(44 + dataBytes)
-  buf.write('RIFF', 0, 'ascii')
-  buf.writeUInt32LE(36 + dataBytes, 4)
-  buf.write('WAVE', 8, 'ascii')
-  buf.write('fmt ', 12, 'ascii')
-  buf.writeUInt32LE(16, 16)
-  buf.writeUInt16LE(1, 20)
-  buf.writeUInt16LE(channels, 22)
-  buf.writeUInt32LE(sampleRate, 24)
-  buf.writeUInt32LE(sampleRate * 2 * channels, 28)
-  buf.writeUInt16LE(2 * channels, 32)
-  buf.writeUInt16LE(16, 34)
-  buf.write('data', 36, 'ascii')
-  buf.writeUInt32LE(dataBytes, 40)
-  let o = 44
-  for (const s of samples) {
-    const v = Math.round(Math.max(-1, Math.min(1, s)) * 32767)
-    for (let c = 0; c < channels; c++, o += 2) buf.writeInt16LE(v, o)
-  }
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
+  return wavFile(samples, sampleRate, channels)
 }
 
 /** A speech-like WAV file. */

@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 

@@ -1,10 +1,10 @@
 import { encode } from '@msgpack/msgpack'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Deps } from '../../deps.js'
 import { SpeechError, toSpeechError } from '../../errors.js'
-import { toTtsParams } from '../../services/tts/params.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import { toTtsParams } from './tts-params.js'
+import type { Principal } from '../../principal.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
 import { startHeartbeat } from './live-heartbeat.js'
 import { notUpgraded, parseLiveFrame, type LiveFrame } from './live-frames.js'
@@ -17,6 +17,8 @@ export { HIGH_WATER_BYTES } from './live-utterance.js'
 const CLOSE = { policy: 1008, serverError: 1011 } as const
 /** A client that sends this many invalid frames in a row is not speaking the protocol: close with 1008. */
 const MAX_BAD_FRAMES = 16
+/** Close code telling a live client the server restarts and it should reconnect (RFC 6455 registry). */
+export const RESTART_CLOSE_CODE = 1012
 
 /**
  * `GET /v1/tts/live`: real-time TTS over binary MessagePack frames (fish-compat §6). Client frames:
@@ -26,6 +28,12 @@ const MAX_BAD_FRAMES = 16
  * for it is under way (and being read); a peer that stops answering the server's pings is dropped.
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
+  const sessions = new Set<LiveSession>()
+  // Shutdown: each socket finishes the text it was given, then closes with 1012 so its client reconnects to
+  // another instance (or this one, restarted). `server.ts` cuts sockets still open at its deadline.
+  app.addHook('preClose', async () => {
+    await Promise.all([...sessions].map((s) => s.drain()))
+  })
   app.route({
     method: 'GET',
     url: '/v1/tts/live',
@@ -36,7 +44,10 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
       throw notUpgraded()
     },
     wsHandler: (socket, request) => {
-      new LiveSession(socket, deps, request.principal, request.headers.model).listen()
+      const session = new LiveSession(socket, deps, request.principal, request.headers.model, request.log)
+      sessions.add(session)
+      socket.once('close', () => sessions.delete(session))
+      session.listen()
     },
     // A refused upgrade (401, 404, …) is answered on the raw socket, which no HTTP parser reads any more:
     // say so and close it, or it lingers open and holds up server shutdown.
@@ -55,16 +66,28 @@ class LiveSession {
   private readonly deps: Deps
   private readonly principal: Principal
   private readonly model: unknown
+  private readonly log: FastifyBaseLogger
   private readonly closed = new AbortController()
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
   private badFrames = 0
 
-  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown) {
+  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown, log: FastifyBaseLogger) {
     this.socket = socket
     this.deps = deps
     this.principal = principal
     this.model = model
+    this.log = log
+  }
+
+  /** Lets the running utterance speak what it was given, then closes with 1012; resolves once closed. */
+  async drain(): Promise<void> {
+    const open = () => this.socket.readyState === this.socket.OPEN
+    while (this.started?.busy && open()) await new Promise((resolve) => setTimeout(resolve, 50))
+    if (this.socket.readyState === this.socket.CLOSED) return
+    const closed = new Promise((resolve) => this.socket.once('close', resolve))
+    if (open()) this.socket.close(RESTART_CLOSE_CODE, 'server restarting')
+    await closed
   }
 
   listen(): void {
@@ -111,7 +134,7 @@ class LiveSession {
     } catch (err) {
       // A bad frame ends the running utterance, if any, and tells the client what was wrong.
       const e = toSpeechError(err)
-      this.report(this.started, fishLiveErrorMessage(e))
+      this.fail(this.started, e)
       if (e.status >= 500) return this.socket.close(CLOSE.serverError, 'internal server error')
       if (++this.badFrames >= MAX_BAD_FRAMES) this.socket.close(CLOSE.policy, `${MAX_BAD_FRAMES} invalid frames in a row`)
     }
@@ -149,12 +172,19 @@ class LiveSession {
       principal: this.principal,
       socket: this.socket,
       send: (frame: object) => this.send(frame),
-      failed: (err: unknown) => this.report(s, fishLiveErrorMessage(toSpeechError(err))),
+      failed: (err: unknown) => this.fail(s, err),
     }
     const s: Utterance = new Utterance(params, ctx, this.closed.signal)
     this.started = s
     s.buffer.append(params.text)
     s.speak(s.buffer.takeReady())
+  }
+
+  /** Like `report`, for an error; a server fault (5xx) is logged with the request id, once. */
+  private fail(s: Utterance | null, err: unknown): void {
+    const e = toSpeechError(err)
+    if (e.status >= 500) this.log.error({ err: e.cause ?? err }, 'live synthesis failed')
+    this.report(s, fishLiveErrorMessage(e))
   }
 
   /** Ends utterance `s` (if it is still the running one) and sends `finish` with reason `error`. */

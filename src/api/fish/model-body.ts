@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { SpeechError } from '../../errors.js'
-import type { Upload } from '../../services/models/types.js'
+import type { Upload } from '../../store/model-types.js'
 
 /**
  * A `/model` body in one of two shapes. `typed`: JSON or MessagePack, values keep their types. `text`:

@@ -1,5 +1,5 @@
 import { SpeechError, type ValidationIssue } from '../../errors.js'
-import type { Upload } from '../../services/models/types.js'
+import type { Upload } from '../../store/model-types.js'
 import { tooLarge, tooManyFiles, type BodyLimits, type RawBody } from './model-body.js'
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/

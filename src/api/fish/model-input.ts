@@ -1,5 +1,5 @@
-import { MODEL_TYPES, TRAIN_MODES, VISIBILITIES } from '../../services/models/types.js'
-import type { CreateModelInput, UpdateModelInput, Upload } from '../../services/models/types.js'
+import { MODEL_TYPES, TRAIN_MODES, VISIBILITIES } from '../../store/model-types.js'
+import type { CreateModelInput, UpdateModelInput, Upload } from '../../store/model-types.js'
 import type { BodyLimits, RawBody } from './model-body.js'
 import { FieldReader } from './model-fields.js'
 

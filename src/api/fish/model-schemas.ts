@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { MODEL_STATES, MODEL_TYPES, SORT_KEYS, TRAIN_MODES, VISIBILITIES } from '../../services/models/types.js'
+import { MODEL_STATES, MODEL_TYPES, SORT_KEYS, TRAIN_MODES, VISIBILITIES } from '../../store/model-types.js'
 
 /**
  * Schemas of `/model`: they validate the query and path, describe the bodies in the OpenAPI document, and

@@ -4,7 +4,7 @@ import { SpeechError } from '../../errors.js'
 import { toEntity } from '../../services/models/entity.js'
 import { getOrAlias } from '../../services/models/voice-aliases.js'
 import type { StoredFile } from '../../services/models/service.js'
-import type { ListModelsQuery as ListQuery } from '../../services/models/types.js'
+import type { ListModelsQuery as ListQuery } from '../../store/model-types.js'
 import { readBody } from './model-body.js'
 import { parseCreate, parseUpdate } from './model-input.js'
 import {

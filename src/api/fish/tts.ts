@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
-import { toTtsParams } from '../../services/tts/params.js'
+import { toTtsParams } from './tts-params.js'
 import { nothingToSpeak, type PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { sseEvents } from './sse.js'
@@ -35,7 +35,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
     languageHeaders(reply, speech)
-    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal))
+    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal), signal)
   })
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
@@ -43,7 +43,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
     languageHeaders(reply, speech)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal))
+    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal), signal)
   })
 }
 
@@ -76,12 +76,17 @@ export async function* audioBytes(speech: PreparedSpeech, signal: AbortSignal): 
  * Waits for the first piece before sending headers, so a failure before any audio is a proper error status
  * rather than a 200 with an empty body; then streams the rest as it comes.
  */
-export async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>) {
+export async function sendStream(reply: FastifyReply, contentType: string, body: AsyncGenerator<Uint8Array | string>, signal: AbortSignal) {
   const first = await body.next()
   async function* all() {
     try {
       if (!first.done) yield first.value
       yield* body
+    } catch (err) {
+      // The status is sent: cutting the connection is the only way left to tell the client the audio is
+      // incomplete (a proper end would pass a truncated file for a whole one).
+      if (!signal.aborted) reply.log.error({ err }, 'stream failed after its first bytes; connection cut')
+      reply.raw.destroy()
     } finally {
       await body.return(undefined)
     }

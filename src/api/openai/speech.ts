@@ -57,8 +57,8 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     const speech = await deps.tts.prepare(params, request.principal, signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal))
+      return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)
     }
-    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal))
+    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal), signal)
   })
 }

@@ -42,7 +42,7 @@ export async function transcriptionRoutes(app: FastifyInstance, { deps }: { deps
         yield `data: ${JSON.stringify({ type: 'transcript.text.done', text: result.text, usage })}\n\n`
       }
       void reply.header('cache-control', 'no-cache')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', events())
+      return sendStream(reply, 'text/event-stream; charset=utf-8', events(), signal)
     }
     const { type, body } = formatTranscript(result, input)
     return reply.type(type).send(body)

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { builtinModelId, listBuiltinVoices } from '../../voices/builtin.js'
 import type { ModelRoute } from './model-routing.js'
 import { voiceMap } from './voice-map.js'

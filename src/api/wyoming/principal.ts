@@ -1,4 +1,4 @@
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 
 /**
  * Wyoming has no authentication, so its requests act as no account: they may use built-in voices and

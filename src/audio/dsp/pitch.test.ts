@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { resampleAll } from '../resample.js'
 import { concatSamples } from '../signal.js'
 import { f0Range, isVoicedAt, medianF0, trackPitch, voicedF0 } from './pitch.js'
-import { harmonicTone, noise, silence } from './test-signals.js'
+import { harmonicTone, noise, silence } from '../../../test/support/dsp-signals.js'
 
 describe('trackPitch', () => {
   for (const [rate, hz] of [[16000, 95], [16000, 220], [44100, 130], [22050, 340]] as const) {

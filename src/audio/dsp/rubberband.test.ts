@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { concatSamples } from '../signal.js'
 import { medianF0, trackPitch } from './pitch.js'
 import { createStretcher, rubberBandHeapBytes, stretchAndShift } from './rubberband.js'

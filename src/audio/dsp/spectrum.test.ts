@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { resampleAll } from '../resample.js'
 import { stretchAndShift } from './rubberband.js'
 import { timbreDescriptor, type TimbreDescriptor } from './spectrum.js'
-import { fakeTimbre, harmonicTone, noise } from './test-signals.js'
+import { fakeTimbre, harmonicTone, noise } from '../../../test/support/dsp-signals.js'
 import { estimateFormantScale, timbreDistance } from './timbre-compare.js'
 
 const RATE = 16000

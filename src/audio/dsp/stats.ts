@@ -15,7 +15,7 @@ export function median(values: ArrayLike<number>): number {
 }
 
 export function dbToGain(db: number): number {
-  return Math.pow(10, db / 20)
+  return 10 ** (db / 20)
 }
 
 export function gainToDb(gain: number, floorDb = -100): number {

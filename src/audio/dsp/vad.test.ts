@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { concatSamples } from '../signal.js'
 import { stretchAndShift } from './rubberband.js'
-import { harmonicTone, mix, noise, silence } from './test-signals.js'
+import { harmonicTone, mix, noise, silence } from '../../../test/support/dsp-signals.js'
 import { regionsDuration, trimSilence, voicedRegions } from './vad.js'
 
 const RATE = 16000

@@ -1,12 +1,14 @@
 import { YIN } from 'pitchfinder'
 import { describe, expect, it } from 'vitest'
-import { PASSAGES, speech } from '../../voices/test-speech.js'
+import { PASSAGES, speech } from '../../../test/support/voice-speech.js'
 import { resampleAll } from '../resample.js'
-import { harmonicTone, noise } from './test-signals.js'
+import { harmonicTone, noise } from '../../../test/support/dsp-signals.js'
 import { createYin } from './yin.js'
 
 describe('createYin', () => {
-  it("gives pitchfinder's answers (voicing and F0) on speech, tones and noise, in a fraction of the time", async () => {
+  // pitchfinder (a dev dependency) is the reference implementation; how much faster the lazy one is belongs
+  // in a benchmark, not here.
+  it("gives pitchfinder's answers (voicing and F0) on speech, tones and noise", async () => {
     const slt = await speech(PASSAGES.a)
     const inputs = [resampleAll(slt.samples, slt.sampleRate, 8000), harmonicTone(8000, 1, () => 95), noise(8000, 0.3)]
     const reference = YIN({ sampleRate: 8000, threshold: 0.15 })
@@ -25,13 +27,5 @@ describe('createYin', () => {
       }
     }
     expect(voiced).toBeGreaterThan(frames.length / 3)
-    const time = (f: (x: Float32Array) => unknown) => {
-      const t0 = performance.now()
-      for (const frame of frames) f(frame)
-      return performance.now() - t0
-    }
-    const [slow, fast] = [time(reference), time(lazy)]
-    console.log(`[yin] ${frames.length} frames: pitchfinder ${slow.toFixed(0)} ms, lazy ${fast.toFixed(0)} ms`)
-    expect(fast).toBeLessThan(slow)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ffmpegDecode, ffmpegEncode, irregularBlocks, speechLike } from '../testing.js'
+import { ffmpegDecode, ffmpegEncode, irregularBlocks, speechLike } from '../../../test/support/audio.js'
 import { getEncoder } from './registry.js'
 import { oggCrc } from './ogg-page.js'
 

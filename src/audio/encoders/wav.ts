@@ -8,26 +8,42 @@ import { assertSampleRate, concatBytes, toS16le } from './s16le.js'
 const UNKNOWN_SIZE = 0xffffffff
 
 /** The 44-byte canonical RIFF/WAVE header for 16-bit PCM mono with unknown sizes. */
-export function wavStreamHeader(sampleRate: number): Uint8Array {
+export const wavStreamHeader = (sampleRate: number): Uint8Array => wavHeader(sampleRate)
+
+/**
+ * The 44-byte canonical RIFF/WAVE header for 16-bit PCM: `dataBytes` of interleaved samples, or unknown
+ * sizes (a stream) when absent.
+ */
+export function wavHeader(sampleRate: number, dataBytes?: number, channels = 1): Uint8Array {
   const header = new Uint8Array(44)
   const view = new DataView(header.buffer)
   const ascii = (offset: number, text: string): void => {
     for (let i = 0; i < text.length; i++) header[offset + i] = text.charCodeAt(i)
   }
   ascii(0, 'RIFF')
-  view.setUint32(4, UNKNOWN_SIZE, true)
+  view.setUint32(4, dataBytes === undefined ? UNKNOWN_SIZE : 36 + dataBytes, true)
   ascii(8, 'WAVE')
   ascii(12, 'fmt ')
   view.setUint32(16, 16, true)
   view.setUint16(20, 1, true) // PCM
-  view.setUint16(22, 1, true) // mono
+  view.setUint16(22, channels, true)
   view.setUint32(24, sampleRate, true)
-  view.setUint32(28, sampleRate * 2, true) // byte rate
-  view.setUint16(32, 2, true) // block align
+  view.setUint32(28, sampleRate * 2 * channels, true) // byte rate
+  view.setUint16(32, 2 * channels, true) // block align
   view.setUint16(34, 16, true) // bits per sample
   ascii(36, 'data')
-  view.setUint32(40, UNKNOWN_SIZE, true)
+  view.setUint32(40, dataBytes ?? UNKNOWN_SIZE, true)
   return header
+}
+
+/** A whole 16-bit PCM WAV file of `samples`, the same samples on each of `channels`. */
+export function wavFile(samples: Float32Array, sampleRate: number, channels = 1): Uint8Array {
+  const mono = toS16le(samples)
+  const data = new Uint8Array(mono.length * channels)
+  for (let i = 0; i < samples.length; i++) {
+    for (let c = 0; c < channels; c++) data.set(mono.subarray(2 * i, 2 * i + 2), 2 * (i * channels + c))
+  }
+  return concatBytes([wavHeader(sampleRate, data.length, channels), data])
 }
 
 export const wavEncoder: AudioEncoder = {

@@ -1,28 +1,49 @@
+import { cpus } from 'node:os'
+import type { Config } from '../../config/schema.js'
 import { SpeechError } from '../../errors.js'
-import type { TtsEngineFactory } from './types.js'
+import type { TtsEngineFactory, TtsEngineOptions } from './types.js'
 
-/**
- * Engine id → loader of its factory. Each engine lives in its own folder and is imported only when it is
- * used, so a server that runs only eSpeak NG never spawns festival or compiles flite. Adding an engine is
- * one line here.
- */
-export const TTS_ENGINES: Readonly<Record<string, () => Promise<TtsEngineFactory>>> = {
-  festival: async () => (await import('./festival/index.js')).createFestivalEngine,
-  flite: async () => (await import('./flite/index.js')).createFliteEngine,
-  'espeak-ng': async () => (await import('./espeak-ng/index.js')).createEspeakEngine,
-  neural: async () => (await import('./neural/index.js')).createNeuralEngine,
-  upstream: async () => (await import('./upstream/index.js')).createUpstreamEngine,
+/** One engine: how to load it, and which settings it takes from the config. */
+export interface TtsEngineEntry {
+  /** Imports the engine's folder; called only when the engine is first used. */
+  load(): Promise<TtsEngineFactory>
+  /** The engine's own settings from the config (default: none). */
+  options?(config: Config): Omit<TtsEngineOptions, 'logger'>
 }
 
-export function ttsEngineIds(): string[] {
-  return Object.keys(TTS_ENGINES)
+/** Engine id → entry. `createDeps` takes another one in tests (`DepsOverrides.ttsEngines`). */
+export type TtsEngineRegistry = Readonly<Record<string, TtsEngineEntry>>
+
+/**
+ * The built-in engines. Each lives in its own folder and is imported only when it is used, so a server that
+ * runs only eSpeak NG never spawns festival or compiles flite. Adding an engine is its folder plus one line
+ * here (see docs/architecture.md); the list order is the order of `GET /model`'s built-in voices.
+ */
+export const TTS_ENGINES: TtsEngineRegistry = {
+  festival: {
+    load: async () => (await import('./festival/index.js')).createFestivalEngine,
+    options: (config) => ({ processes: config.festivalProcesses || cpus().length }),
+  },
+  flite: { load: async () => (await import('./flite/index.js')).createFliteEngine },
+  'espeak-ng': { load: async () => (await import('./espeak-ng/index.js')).createEspeakEngine },
+  neural: { load: async () => (await import('./neural/index.js')).createNeuralEngine },
+  upstream: { load: async () => (await import('./upstream/index.js')).createUpstreamEngine },
+}
+
+export function ttsEngineIds(registry: TtsEngineRegistry = TTS_ENGINES): string[] {
+  return Object.keys(registry)
+}
+
+/** The entry for `id`; `not_found` for an unknown id. */
+export function ttsEngineEntry(id: string, registry: TtsEngineRegistry = TTS_ENGINES): TtsEngineEntry {
+  const entry = Object.hasOwn(registry, id) ? registry[id] : undefined
+  if (!entry) {
+    throw new SpeechError('not_found', `[tts] unknown engine "${id}"; known engines: ${ttsEngineIds(registry).join(', ')}`)
+  }
+  return entry
 }
 
 /** The factory for `id`; `not_found` for an unknown id. */
-export async function loadTtsEngineFactory(id: string): Promise<TtsEngineFactory> {
-  const load = Object.hasOwn(TTS_ENGINES, id) ? TTS_ENGINES[id] : undefined
-  if (!load) {
-    throw new SpeechError('not_found', `[tts] unknown engine "${id}"; known engines: ${ttsEngineIds().join(', ')}`)
-  }
-  return load()
+export async function loadTtsEngineFactory(id: string, registry: TtsEngineRegistry = TTS_ENGINES): Promise<TtsEngineFactory> {
+  return ttsEngineEntry(id, registry).load()
 }

@@ -1,4 +1,5 @@
 import type { CallOptions } from '../../audio/types.js'
+import type { Logger } from '../../logger.js'
 
 /**
  * A word as an engine spoke it. Times are seconds from the start of the audio of this `synthesize` call.
@@ -103,5 +104,12 @@ export interface TtsEngine {
   close(): Promise<void>
 }
 
+export interface TtsEngineOptions {
+  /** Processes or workers to run; absent: the engine's default. */
+  readonly processes?: number
+  /** Where the engine reports what callers do not see (a process that died and was replaced, …). */
+  readonly logger?: Logger
+}
+
 /** Creates an engine; may start processes or compile wasm. */
-export type TtsEngineFactory = (options: { readonly processes?: number }) => Promise<TtsEngine>
+export type TtsEngineFactory = (options: TtsEngineOptions) => Promise<TtsEngine>

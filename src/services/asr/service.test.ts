@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SENTENCES, speakAll, toWav } from '../../asr/test-speech.js'
+import { SENTENCES, speakAll, toWav } from '../../../test/support/asr-speech.js'
 import { resampleAll } from '../../audio/resample.js'
 import type { AsrEngine, RecognizedWord } from '../../engines/asr/types.js'
 import { isAbortError, SpeechError } from '../../errors.js'

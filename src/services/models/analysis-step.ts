@@ -9,7 +9,7 @@ import { QUALITY_LIMITS } from './measure.js'
 import { detectLanguage } from './media.js'
 import { chooseProfile } from './train-mode.js'
 import type { TrainingSample, TrainingStep } from './training.js'
-import type { AudioQualityEntry, StoredSample } from './types.js'
+import type { AudioQualityEntry, StoredSample } from '../../store/model-types.js'
 
 /** Speech to text for a sample without a transcript; resolves to '' when nothing was recognised. */
 export type SampleTranscriber = (audio: AudioBuffer, signal: AbortSignal) => Promise<string>

@@ -12,7 +12,7 @@ import type {
   DecodedAudio,
   ModelRecord,
   StoredSample,
-} from './types.js'
+} from '../../store/model-types.js'
 
 export interface CreateDeps {
   readonly repo: ModelRepository

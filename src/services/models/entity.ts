@@ -1,4 +1,4 @@
-import type { AudioQualityEntry, ModelRecord } from './types.js'
+import type { AudioQualityEntry, ModelRecord } from '../../store/model-types.js'
 
 /** The Fish `ModelEntity`: every field of the spec's Voice model table, with the spec's defaults. */
 export interface ModelEntity {

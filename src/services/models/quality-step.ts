@@ -1,6 +1,6 @@
 import { measureLevels, qualityProblems } from './measure.js'
 import type { TrainingStep } from './training.js'
-import type { AudioQualityEntry } from './types.js'
+import type { AudioQualityEntry } from '../../store/model-types.js'
 
 export interface QualityStepOptions {
   readonly minSampleSeconds: number

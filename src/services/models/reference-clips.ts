@@ -1,6 +1,6 @@
 import type { ReferenceClip } from '../../engines/tts/types.js'
 import type { BlobStore } from '../../store/blob/types.js'
-import type { StoredSample } from './types.js'
+import type { StoredSample } from '../../store/model-types.js'
 
 /** At most this many clips go to a cloning engine (fish-speech conditions on all it gets; more is slower). */
 const MAX_CLIPS = 3

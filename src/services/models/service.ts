@@ -15,7 +15,7 @@ import type {
   ModelPage,
   ModelRecord,
   UpdateModelInput,
-} from './types.js'
+} from '../../store/model-types.js'
 
 export interface ModelServiceOptions {
   readonly db: Db

@@ -1,6 +1,6 @@
 import { mergeProfiles } from '../../voices/merge.js'
 import type { VoiceProfile } from '../../voices/types.js'
-import type { TrainMode } from './types.js'
+import type { TrainMode } from '../../store/model-types.js'
 
 export interface ProfileChoice {
   readonly profile: VoiceProfile

@@ -1,7 +1,7 @@
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
 import type { ModelRepository } from '../../store/db/repositories/models.js'
-import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord, StoredSample } from './types.js'
+import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord, StoredSample } from '../../store/model-types.js'
 
 /** One stored sample, decoded for the steps. `audio` is null when the stored bytes no longer decode. */
 export interface TrainingSample {

@@ -1,7 +1,7 @@
-import type { AudioEncoder, EncoderSession } from '../../audio/types.js'
+import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/types.js'
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
 import { SpeechError } from '../../errors.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
@@ -43,12 +43,14 @@ export interface TtsServiceDeps {
   readonly voiceLanguages?: (params: TtsParams, principal: Principal) => Promise<readonly string[] | undefined>
   readonly stretch?: Stretcher
   readonly stretchStream?: StretchStreamFactory
+  /** Encoders replacing the built-in ones, by format (tests). */
+  readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
   return {
     async prepare(params, principal, signal) {
-      const encoder = getEncoder(params.format)
+      const encoder = deps.encoders?.[params.format] ?? getEncoder(params.format)
       const outputRate = outputSampleRate(encoder, params.sampleRate)
       const voiceLanguages = params.languageHint ? undefined : await deps.voiceLanguages?.(params, principal)
       const plan = (latency: TtsParams['latency']) => planText(params.text, {

@@ -4,7 +4,10 @@ import { createBaseProfiles, type BaseProfiles } from '../../voices/base-profile
 import { createBuiltinCatalog, type BuiltinCatalog } from '../../voices/builtin.js'
 import { createReferenceProfiles, type ReferenceProfiles } from '../../voices/reference-profiles.js'
 import type { VoiceAliases } from '../models/voice-aliases.js'
-import { createEngineSet, type EngineSet } from './engines.js'
+import type { AudioEncoder, AudioFormat } from '../../audio/types.js'
+import { createEngineSet, type EngineSet } from '../../engines/tts/engine-set.js'
+import type { TtsEngineRegistry } from '../../engines/tts/registry.js'
+import type { Logger } from '../../logger.js'
 import { createTtsService, type TtsService } from './service.js'
 import { parseVoiceRoutes } from './routes.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
@@ -21,20 +24,38 @@ export interface TtsStack {
   close(): Promise<void>
 }
 
+export interface TtsStackOptions {
+  readonly config: Config
+  readonly lookupModel: ModelLookup
+  readonly logger: Logger
+  /** Default: the built-in engines. */
+  readonly engines?: TtsEngineRegistry
+  /** Encoders replacing the built-in ones, by format. */
+  readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
+  /** Ids Parla does not have that stand for a voice it has (clients' default cloud voices). */
+  readonly aliases?: VoiceAliases
+}
+
 /** Engines, built-in voices, reference analysis and the TTS service, wired together. */
-export function createTtsStack(config: Config, lookupModel: ModelLookup, aliases?: VoiceAliases): TtsStack {
-  const engines = createEngineSet({ festivalProcesses: config.festivalProcesses })
+export function createTtsStack({ config, lookupModel, logger, ...options }: TtsStackOptions): TtsStack {
+  const engines = createEngineSet({ config, logger, ...(options.engines && { registry: options.engines }) })
   const catalog = createBuiltinCatalog(engines)
   const references = createReferenceProfiles()
   const baseProfiles = createBaseProfiles(catalog)
-  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, routes: parseVoiceRoutes(config.ttsRoutes), trainingWaitMs: config.trainingWaitSec * 1000, ...(aliases && { aliases }) })
+  const resolveVoices = createVoiceResolver({ catalog, baseProfiles, references, lookupModel, routes: parseVoiceRoutes(config.ttsRoutes), trainingWaitMs: config.trainingWaitSec * 1000, ...(options.aliases && { aliases: options.aliases }) })
   return {
     engines,
     catalog,
     references,
     baseProfiles,
     resolveVoices,
-    tts: createTtsService({ resolveVoices, voiceLanguages: createVoiceLanguages({ catalog, lookupModel, ...(aliases && { aliases }) }), stretch: stretchAndShift, stretchStream: createStretcher }),
+    tts: createTtsService({
+      resolveVoices,
+      ...(options.encoders && { encoders: options.encoders }),
+      voiceLanguages: createVoiceLanguages({ catalog, lookupModel, ...(options.aliases && { aliases: options.aliases }) }),
+      stretch: stretchAndShift,
+      stretchStream: createStretcher,
+    }),
     close: () => engines.close(),
   }
 }

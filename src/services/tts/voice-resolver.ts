@@ -1,5 +1,5 @@
 import { SpeechError } from '../../errors.js'
-import type { Principal } from '../../store/db/repositories/keys.js'
+import type { Principal } from '../../principal.js'
 import { chooseBaseVoice } from '../../voices/adaptation.js'
 import { planAdaptation } from '../../voices/adaptation.js'
 import type { BaseProfiles } from '../../voices/base-profiles.js'

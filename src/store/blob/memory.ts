@@ -24,6 +24,7 @@ export function createMemoryBlobStore(): BlobStore {
       return value ? new Uint8Array(value) : null
     },
     async delete(key) {
+      assertBlobKey(key)
       items.delete(key)
     },
     async list(prefix) {

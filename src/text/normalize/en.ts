@@ -51,7 +51,7 @@ function isYear(w: string, ctx: WordContext): boolean {
 
 /** Mixed letters and digits ("COVID-19", "MP3", "3D"): numbers read, letters kept. */
 function mixed(w: string): string {
-  return w.replace(/(\d+(?:\.\d+)*)|[-_/.:]+/g, (m, num: string | undefined) => {
+  return w.replace(/(\d+(?:\.\d+)*)|[-_/.:]+/g, (_m, num: string | undefined) => {
     if (num === undefined) return ' '
     const parts = num.split('.')
     return ` ${parts.length > 2 ? parts.map((p) => numberWords(p)).join(' point ') : numberWords(num)} `

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collect, SENTENCE } from '../engine-test-kit.js'
+import { collect, SENTENCE } from '../../../../test/support/tts-engine-kit.js'
 import type { TtsEngine } from '../types.js'
 import { createEspeakEngine } from './index.js'
 

@@ -6,7 +6,7 @@ import { toAsciiText } from '../ascii-text.js'
 import { synthesizePieces, type PieceResult } from '../piece-synth.js'
 import { ResourcePool } from '../pool.js'
 import { splitSentences, type TextPiece } from '../split-sentences.js'
-import type { SynthesisRequest, TtsEngine, TtsEngineFactory, TtsVoice } from '../types.js'
+import type { SynthesisRequest, TtsEngine, TtsEngineFactory, TtsEngineOptions, TtsVoice } from '../types.js'
 import { FestivalProcess } from './process.js'
 import { FESTIVAL_RATE_RANGE, htsRate } from './rate.js'
 
@@ -30,14 +30,18 @@ export interface FestivalEngine extends TtsEngine {
  * default). Text is synthesized sentence by sentence; an interrupted or crashed process is killed and
  * replaced, so a request never waits for work nobody wants.
  */
-export async function createFestivalEngine(options: { readonly processes?: number } = {}): Promise<FestivalEngine> {
+export async function createFestivalEngine(options: TtsEngineOptions = {}): Promise<FestivalEngine> {
   let poolRef: ResourcePool<FestivalProcess> | undefined
   const pool = await ResourcePool.start<FestivalProcess>({
     name: 'festival',
     size: options.processes ?? availableParallelism(),
     create: async () => {
       const proc = await FestivalProcess.start()
-      proc.onExit(() => poolRef?.discard(proc))
+      proc.onExit(() => {
+        // Also after a cancelled request's process is killed on purpose, so not a warning.
+        options.logger?.debug({ pid: proc.pid }, '[festival] process exited; the pool replaces it')
+        poolRef?.discard(proc)
+      })
       return proc
     },
     destroy: (proc) => proc.kill(),

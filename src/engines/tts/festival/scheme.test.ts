@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { HOSTILE_TEXT } from '../engine-test-kit.js'
+import { HOSTILE_TEXT } from '../../../../test/support/tts-engine-kit.js'
 import { FestivalOutput } from './protocol.js'
 import { sayCommand, schemeString } from './scheme.js'
 

@@ -1,10 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Principal } from '../../../principal.js'
 import type { Db } from '../database.js'
-
-export interface Principal {
-  readonly accountId: string
-  readonly keyId: string
-}
 
 export interface KeyInfo {
   readonly id: string

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import type { ModelRecord, ModelState, QualityReport, StoredSample } from '../../../services/models/types.js'
+import type { ModelRecord, ModelState, QualityReport, StoredSample } from '../../model-types.js'
 import type { ModelsTable } from '../schema.js'
 
 /** A `models` row as the repository reads it (with the author's nickname joined in). */

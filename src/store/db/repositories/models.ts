@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely'
-import type { ListModelsQuery, ModelRecord, ModelState, QualityReport, StoredSample } from '../../../services/models/types.js'
+import type { ListModelsQuery, ModelRecord, ModelState, QualityReport, StoredSample } from '../../model-types.js'
 import type { Db } from '../database.js'
 import type { BlobsTable, Database } from '../schema.js'
 import { RECORD_COLUMNS, toRecord, toRow, type ModelRow } from './model-rows.js'

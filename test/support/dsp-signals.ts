@@ -1,5 +1,5 @@
 /** Synthetic test signals for the DSP tests. */
-import type { TimbreDescriptor } from './spectrum.js'
+import type { TimbreDescriptor } from '../../src/audio/dsp/spectrum.js'
 
 /** A glottal-ish harmonic tone: harmonics with 1/k amplitude, F0 following `f0(t)`. */
 export function harmonicTone(

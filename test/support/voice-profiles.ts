@@ -1,6 +1,6 @@
 /** Hand-made profiles for the pure adaptation tests. */
-import { fakeTimbre } from '../audio/dsp/test-signals.js'
-import type { VoiceProfile } from './types.js'
+import { fakeTimbre } from './dsp-signals.js'
+import type { VoiceProfile } from '../../src/voices/types.js'
 
 export interface FakeProfileOptions {
   readonly f0?: number

@@ -1,29 +1,24 @@
 /** Shared checks for the engine tests (not a test file itself). */
 import { expect } from 'vitest'
-import { concatSamples, rms } from '../../audio/signal.js'
-import { isAbortError } from '../../errors.js'
-import type { EngineWord, SynthesisRequest, TtsEngine } from './types.js'
+import { concatSamples, rms } from '../../src/audio/signal.js'
+import type { EngineWord, SynthesisRequest, TtsEngine } from '../../src/engines/tts/types.js'
 
 export interface Collected {
   readonly samples: Float32Array
   readonly words: readonly EngineWord[]
   readonly chunks: number
   readonly duration: number
-  readonly firstChunkMs: number
 }
 
 export async function collect(engine: TtsEngine, request: SynthesisRequest, signal?: AbortSignal): Promise<Collected> {
   const parts: Float32Array[] = []
   const words: EngineWord[] = []
-  const t0 = performance.now()
-  let firstChunkMs = -1
   for await (const chunk of engine.synthesize(request, signal ? { signal } : {})) {
-    if (firstChunkMs < 0) firstChunkMs = performance.now() - t0
     parts.push(chunk.samples)
     words.push(...chunk.words)
   }
   const samples = concatSamples(parts)
-  return { samples, words, chunks: parts.length, duration: samples.length / engine.sampleRate, firstChunkMs }
+  return { samples, words, chunks: parts.length, duration: samples.length / engine.sampleRate }
 }
 
 /** Ten words; the expected words in order. */
@@ -118,24 +113,6 @@ export function expectPausesBetweenWords(c: Collected, sampleRate: number): numb
   return pauses.length
 }
 
-/** Starts a long synthesis, aborts after the first chunk; returns ms from abort() to the rejection. */
-export async function abortLatency(engine: TtsEngine, request: SynthesisRequest): Promise<number> {
-  const controller = new AbortController()
-  const it = engine.synthesize(request, { signal: controller.signal })[Symbol.asyncIterator]()
-  const first = await it.next()
-  expect(first.done).toBe(false)
-  const t0 = performance.now()
-  controller.abort()
-  let caught: unknown
-  try {
-    for (;;) if ((await it.next()).done) break
-  } catch (err) {
-    caught = err
-  }
-  const ms = performance.now() - t0
-  expect(isAbortError(caught)).toBe(true)
-  return ms
-}
 
 /** Median F0 in Hz over voiced 40 ms frames (normalized autocorrelation). */
 export function medianF0(samples: Float32Array, sampleRate: number): number {

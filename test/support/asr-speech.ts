@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AudioBuffer } from '../audio/types.js'
+import type { AudioBuffer } from '../../src/audio/types.js'
+import { parseWav, toWav } from './wav.js'
+
+export { parseWav, toWav }
 
 export const SENTENCES = [
   'The train to the city leaves every morning at eight.',
@@ -38,41 +41,7 @@ export const SENTENCES = [
 
 const VOICE = '(voice_cmu_us_slt_arctic_hts)'
 
-/** Reads a 16-bit PCM mono WAV (what text2wave writes). */
-export function parseWav(bytes: Uint8Array): AudioBuffer {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let sampleRate = 0
-  for (let at = 12; at + 8 <= bytes.length; ) {
-    const id = String.fromCharCode(...bytes.subarray(at, at + 4))
-    const size = view.getUint32(at + 4, true)
-    if (id === 'fmt ') sampleRate = view.getUint32(at + 12, true)
-    if (id === 'data') {
-      const n = Math.floor(Math.min(size, bytes.length - at - 8) / 2)
-      const samples = new Float32Array(n)
-      for (let i = 0; i < n; i++) samples[i] = view.getInt16(at + 8 + i * 2, true) / 32768
-      return { samples, sampleRate }
-    }
-    at += 8 + size + (size & 1)
-  }
-  throw new Error('test-speech: no data chunk in WAV')
-}
 
-/** Writes 16-bit PCM mono WAV bytes. */
-export function toWav(samples: Float32Array, sampleRate: number): Uint8Array {
-  const out = new Uint8Array(44 + samples.length * 2)
-  const view = new DataView(out.buffer)
-  const tag = (at: number, s: string) => { for (let i = 0; i < 4; i++) out[at + i] = s.charCodeAt(i) }
-  tag(0, 'RIFF'); view.setUint32(4, 36 + samples.length * 2, true); tag(8, 'WAVE')
-  tag(12, 'fmt '); view.setUint32(16, 16, true); view.setUint16(20, 1, true); view.setUint16(22, 1, true)
-  view.setUint32(24, sampleRate, true); view.setUint32(28, sampleRate * 2, true)
-  view.setUint16(32, 2, true); view.setUint16(34, 16, true)
-  tag(36, 'data'); view.setUint32(40, samples.length * 2, true)
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i]!))
-    view.setInt16(44 + i * 2, Math.round(s < 0 ? s * 32768 : s * 32767), true)
-  }
-  return out
-}
 
 function runText2wave(text: string, outFile: string): Promise<void> {
   return new Promise((resolve, reject) => {

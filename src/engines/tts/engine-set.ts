@@ -1,6 +1,7 @@
-import { cpus } from 'node:os'
-import { loadTtsEngineFactory, ttsEngineIds } from '../../engines/tts/registry.js'
-import type { TtsEngine } from '../../engines/tts/types.js'
+import type { Config } from '../../config/schema.js'
+import { silentLogger, type Logger } from '../../logger.js'
+import { TTS_ENGINES, ttsEngineEntry, ttsEngineIds, type TtsEngineRegistry } from './registry.js'
+import type { TtsEngine } from './types.js'
 
 /**
  * The running TTS engines. Each starts on first use (festival spawns processes, eSpeak NG warms up workers),
@@ -11,19 +12,34 @@ export interface EngineSet {
   get(id: string): Promise<TtsEngine>
   /** Engines already started, without starting others. */
   started(): TtsEngine[]
+  /** Ids of engines still starting (for readiness). */
+  starting(): string[]
   startAll(): Promise<TtsEngine[]>
   close(): Promise<void>
 }
 
-export function createEngineSet(options: { readonly festivalProcesses: number }): EngineSet {
+export interface EngineSetOptions {
+  readonly config: Config
+  /** Default: the built-in engines (`TTS_ENGINES`). */
+  readonly registry?: TtsEngineRegistry
+  readonly logger?: Logger
+}
+
+export function createEngineSet(options: EngineSetOptions): EngineSet {
+  const registry = options.registry ?? TTS_ENGINES
+  const logger = options.logger ?? silentLogger
+  const ids = ttsEngineIds(registry)
   const starting = new Map<string, Promise<TtsEngine>>()
   const ready = new Map<string, TtsEngine>()
-  const processes: Record<string, number> = { festival: options.festivalProcesses || cpus().length }
 
   const get = (id: string): Promise<TtsEngine> => {
     let engine = starting.get(id)
     if (!engine) {
-      engine = loadTtsEngineFactory(id).then((factory) => factory(processes[id] ? { processes: processes[id] } : {}))
+      engine = (async () => {
+        const entry = ttsEngineEntry(id, registry)
+        const factory = await entry.load()
+        return factory({ ...entry.options?.(options.config), logger: logger.child({ engine: id }) })
+      })()
       engine.then((e) => ready.set(id, e)).catch(() => starting.delete(id))
       starting.set(id, engine)
     }
@@ -31,10 +47,11 @@ export function createEngineSet(options: { readonly festivalProcesses: number })
   }
 
   return {
-    ids: ttsEngineIds(),
+    ids,
     get,
     started: () => [...ready.values()],
-    startAll: () => Promise.all(ttsEngineIds().map(get)),
+    starting: () => [...starting.keys()].filter((id) => !ready.has(id)),
+    startAll: () => Promise.all(ids.map(get)),
     async close() {
       const all = await Promise.allSettled(starting.values())
       await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)))

@@ -1,4 +1,4 @@
-import type { DecodedAudio } from '../../audio/types.js'
+import type { DecodedAudio } from '../audio/types.js'
 
 export type { DecodedAudio }
 

@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify'
+import { RESTART_CLOSE_CODE } from './api/fish/live.js'
+import { startWyomingServer, type WyomingServer } from './api/wyoming/server.js'
+import { buildApp } from './app.js'
+import type { Config } from './config/schema.js'
+import { createDeps, type Deps, type DepsOverrides } from './deps.js'
+import { generateMissingSamples, seedBuiltinVoices } from './voices/seed.js'
+
+export interface Server {
+  readonly deps: Deps
+  readonly app: FastifyInstance
+  /** `http://host:port` the server listens on. */
+  readonly address: string
+  /**
+   * Stops taking requests (new ones get 503), lets requests, streams and live utterances under way finish
+   * for up to `shutdownTimeoutSec`, then cuts what is left; live sockets close with 1012 (reconnect).
+   * Closes the engines and the database. Idempotent.
+   */
+  drain(): Promise<void>
+}
+
+/**
+ * Starts Parla: opens and migrates the database, seeds the built-in voices (which starts the engines),
+ * listens (which runs crash recovery, see `app.ts`), then warms the rest in the background: speech
+ * recognition, built-in voice samples, the measured profiles cloning uses. `/readyz` lists what is still
+ * warming.
+ */
+export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<Server> {
+  const deps = await createDeps(config, overrides)
+  const { logger, readiness } = deps
+  const background = new AbortController()
+  let app: FastifyInstance
+  let address: string
+  let wyoming: WyomingServer | undefined
+  try {
+    app = await buildApp(deps)
+    const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
+    address = await app.listen({ host: config.host, port: config.port })
+    // Wyoming (Home Assistant): off unless a port is set; no authentication, so loopback unless configured.
+    if (config.wyomingPort > 0) {
+      wyoming = await startWyomingServer(deps, { host: config.wyomingHost, port: config.wyomingPort, log: app.log })
+    }
+    logger.info({ voices: voices.length }, 'built-in voices ready')
+    warm(deps, voices, background.signal)
+  } catch (err) {
+    await wyoming?.close()
+    await deps.close()
+    throw err
+  }
+
+  let drained: Promise<void> | undefined
+  const drain = async () => {
+    readiness.draining = true
+    background.abort()
+    const deadline = setTimeout(() => {
+      logger.warn({ afterSec: config.shutdownTimeoutSec }, 'shutdown deadline reached; cutting what is left')
+      for (const client of app.websocketServer.clients) client.close(RESTART_CLOSE_CODE, 'server restarting')
+      app.server.closeAllConnections()
+    }, config.shutdownTimeoutSec * 1000)
+    // Keep-alive connections go idle as their last response ends; close them then, not after keepAliveTimeout.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100)
+    try {
+      await wyoming?.close()
+      await app.close()
+    } finally {
+      clearTimeout(deadline)
+      clearInterval(idle)
+      await deps.close()
+    }
+  }
+  return { deps, app, address, drain: () => (drained ??= drain()) }
+}
+
+function warm(deps: Deps, voices: Awaited<ReturnType<typeof seedBuiltinVoices>>, signal: AbortSignal): void {
+  const { logger, readiness } = deps
+  const failed = (what: string) => (err: unknown) => !signal.aborted && logger.warn({ err }, what)
+  // Speech recognition loads one decoder per core (seconds): now, not on the first request.
+  readiness.track('speech recognition', deps.asr.warm()).then(
+    () => logger.info('speech recognition ready'),
+    failed('could not start speech recognition; /v1/asr retries on use'),
+  )
+  const samples = readiness.track('built-in voice samples', generateMissingSamples(voices, deps.speech.engines, deps.blobs, signal))
+  const measured = samples.then(
+    (made) => void (made > 0 && logger.info({ made }, 'generated built-in voice samples')),
+    failed('could not generate built-in voice samples'),
+  ).then(() => deps.speech.baseProfiles.warm(signal))
+  readiness.track('voice cloning', measured).then(
+    () => !signal.aborted && logger.info('voice cloning ready (built-in voices measured)'),
+    failed('could not measure built-in voices; cloning measures them on use'),
+  )
+}
+
+/** What `handleSignals` needs of `process` (tests pass their own). */
+export interface SignalTarget {
+  on(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown
+  exit(code: number): void
+}
+
+/** First SIGTERM/SIGINT: drain, then exit 0 (1 if draining failed). A second one: exit 1 at once. */
+export function handleSignals(server: Server, target: SignalTarget = process): void {
+  let received = false
+  const onSignal = (signal: string) => {
+    if (received) {
+      server.deps.logger.warn({ signal }, 'second signal; exiting now')
+      return target.exit(1)
+    }
+    received = true
+    server.deps.logger.info({ signal, deadlineSec: server.deps.config.shutdownTimeoutSec }, 'shutting down')
+    server.drain().then(
+      () => target.exit(0),
+      (err) => {
+        server.deps.logger.error({ err }, 'shutdown failed')
+        target.exit(1)
+      },
+    )
+  }
+  target.on('SIGTERM', () => onSignal('SIGTERM'))
+  target.on('SIGINT', () => onSignal('SIGINT'))
+}
