@@ -29,10 +29,12 @@ const CODES: Partial<Record<SpeechError['code'], string>> = {
   not_found: 'not_found',
   rate_limited: 'rate_limit_exceeded',
   validation_failed: 'invalid_value',
+  unusable_input: 'invalid_value',
 }
 
 export function openAiStatus(e: SpeechError): number {
-  return e.code === 'validation_failed' ? 400 : e.status
+  // OpenAI has no 422: a field it cannot use is a 400 naming it.
+  return e.code === 'validation_failed' || e.code === 'unusable_input' ? 400 : e.status
 }
 
 export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {

@@ -119,7 +119,7 @@ export type AsrService = ReturnType<typeof createAsrService>
  */
 function unusable<T>(run: () => T): T {
   const wrap = (err: unknown) => {
-    if (err instanceof SpeechError && err.code === 'validation_failed') throw new SpeechError('unusable_input', err.issues[0]?.msg ?? err.message)
+    if (err instanceof SpeechError && err.code === 'validation_failed') throw new SpeechError('unusable_input', err.issues[0]?.msg ?? err.message, { issues: err.issues, cause: err })
     throw err
   }
   try {
