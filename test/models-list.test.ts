@@ -2,16 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { createModel, getJson } from './helpers/models.js'
 
-/** Models with fixed score / task_count / created_at, so every order is known. */
+/**
+ * Models with fixed score / task_count / created_at, so every order is known. Each has a transcript, so its
+ * language comes from text (French for all but A and B), not from recognizing the synthetic test voice.
+ */
 const FIXTURES = [
   { key: 'A', who: 'alice', title: 'Deep Narrator', visibility: 'public', tags: ['story', 'calm'], texts: ['Once upon a time there was a quiet storyteller.'], score: 5, tasks: 1, at: '2026-01-01T00:00:01.000Z' },
   { key: 'B', who: 'alice', title: 'Die freundliche Nachrichtensprecherin', visibility: 'public', tags: ['news'], texts: ['Guten Morgen, hier sind die Nachrichten des Tages.'], score: 9, tasks: 3, at: '2026-01-01T00:00:02.000Z' },
-  { key: 'C', who: 'alice', title: 'narrator two', visibility: 'public', tags: ['Story'], texts: [], score: 5, tasks: 7, at: '2026-01-01T00:00:03.000Z' },
-  { key: 'D', who: 'alice', title: 'Private narrator', visibility: 'private', tags: ['story'], texts: [], score: 50, tasks: 50, at: '2026-01-01T00:00:05.000Z' },
-  { key: 'E', who: 'alice', title: 'Unlisted narrator', visibility: 'unlist', tags: ['story'], texts: [], score: 40, tasks: 40, at: '2026-01-01T00:00:06.000Z' },
-  { key: 'H', who: 'alice', title: '100% real_voice', visibility: 'public', tags: [], texts: [], score: 0, tasks: 2, at: '2026-01-01T00:00:00.000Z' },
-  { key: 'F', who: 'bob', title: "Bob's narrator", visibility: 'public', tags: ['calm'], texts: [], score: 1, tasks: 0, at: '2026-01-01T00:00:04.000Z' },
-  { key: 'G', who: 'bob', title: 'Bob private', visibility: 'private', tags: ['calm'], texts: [], score: 99, tasks: 99, at: '2026-01-01T00:00:07.000Z' },
+  { key: 'C', who: 'alice', title: 'narrator two', visibility: 'public', tags: ['Story'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 5, tasks: 7, at: '2026-01-01T00:00:03.000Z' },
+  { key: 'D', who: 'alice', title: 'Private narrator', visibility: 'private', tags: ['story'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 50, tasks: 50, at: '2026-01-01T00:00:05.000Z' },
+  { key: 'E', who: 'alice', title: 'Unlisted narrator', visibility: 'unlist', tags: ['story'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 40, tasks: 40, at: '2026-01-01T00:00:06.000Z' },
+  { key: 'H', who: 'alice', title: '100% real_voice', visibility: 'public', tags: [], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 0, tasks: 2, at: '2026-01-01T00:00:00.000Z' },
+  { key: 'F', who: 'bob', title: "Bob's narrator", visibility: 'public', tags: ['calm'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 1, tasks: 0, at: '2026-01-01T00:00:04.000Z' },
+  { key: 'G', who: 'bob', title: 'Bob private', visibility: 'private', tags: ['calm'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 99, tasks: 99, at: '2026-01-01T00:00:07.000Z' },
 ] as const
 
 describe('GET /model: filters, sorting, pagination', () => {

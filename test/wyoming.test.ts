@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWyomingServer, type WyomingServer } from '../src/api/wyoming/server.js'
 import { corpusWer } from '../src/asr/wer.js'
+import { wavHeader } from '../src/audio/encoders/wav.js'
 import type { FestivalEngine } from '../src/engines/tts/festival/index.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { ttsSpeech } from './helpers/asr-audio.js'
@@ -106,7 +107,11 @@ describe('transcribe', () => {
     const transcript = await c.next()
     expect(transcript.type).toBe('transcript')
     expect(transcript.data.language).toBe('en')
-    expect(corpusWer([{ reference: text, hypothesis: String(transcript.data.text) }]).wer).toBeLessThanOrEqual(0.2)
+    // The same samples sent to /v1/asr's service as a WAV file give the same words: the frames carried the
+    // audio whole and in order. (How well the engine hears festival is measured by the ASR tests.)
+    const direct = await s.deps.asr.transcribe({ audio: Buffer.concat([wavHeader(16000, pcm.length), pcm]), filename: 'x.wav', language: 'en' })
+    expect(String(transcript.data.text)).toBe(direct.text)
+    expect(corpusWer([{ reference: text, hypothesis: String(transcript.data.text) }]).wer).toBeLessThanOrEqual(0.5)
     c.close()
   })
 

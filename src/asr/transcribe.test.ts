@@ -57,7 +57,9 @@ describe('transcribe', () => {
     }
     const reference = truth.map((t) => t.text).join(' ')
     const pooled = corpusWer([{ reference, hypothesis: programResult.text }])
-    expect(pooled.wer).toBeLessThanOrEqual(0.12)
+    // 12.4 % since the decoder's cepstral mean starts from each utterance's own average: 10-16 points better
+    // on real recordings (test/asr-real-speech.test.ts), a fraction of a point worse on this synthetic voice.
+    expect(pooled.wer).toBeLessThanOrEqual(0.13)
     expect(programResult.text).toBe(segments.map((s) => s.text).join(' '))
   })
 
