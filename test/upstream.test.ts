@@ -44,7 +44,15 @@ beforeAll(async () => {
     upstream.stderr!.on('data', onData)
     upstream.once('exit', (code) => reject(new Error(`upstream Parla exited (${code}): ${out.slice(-500)}`)))
   })
-  upstreamKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
+  // `serve` writes the first key once it listens: wait for the file rather than assume an order.
+  upstreamKey = await (async function readKey(): Promise<string> {
+    try {
+      return (await readFile(join(dataDir, 'api-key'), 'utf8')).trim()
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      return readKey()
+    }
+  })()
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))

@@ -28,6 +28,9 @@ export function checkFishAnswer(status: number, contentType: string | undefined,
   } catch {
     throw new Violation(`${status} body is not JSON: ${body.slice(0, 200)}`)
   }
+  // 422: the field array, or `{status, message}` for input that validates but cannot be used (undecodable
+  // audio, text with nothing to speak), which every SDK parses (docs/decisions.md).
+  if (status === 422 && !Array.isArray(parsed)) return checkStatusMessage(status, parsed)
   if (status === 422) {
     check(Array.isArray(parsed) && parsed.length > 0, '422 body is not a non-empty array', parsed)
     for (const issue of parsed as Record<string, unknown>[]) {
@@ -39,6 +42,11 @@ export function checkFishAnswer(status: number, contentType: string | undefined,
     }
     return
   }
+  checkStatusMessage(status, parsed)
+}
+
+/** `{status, message}`, exactly those keys, with the HTTP status and a message. */
+function checkStatusMessage(status: number, parsed: unknown): void {
   const o = parsed as Record<string, unknown>
   check(typeof o === 'object' && o !== null && !Array.isArray(o), `${status} body is not an object`, parsed)
   check(Object.keys(o).sort().join(',') === 'message,status', `${status} body keys are not exactly status, message`, parsed)

@@ -47,7 +47,14 @@ export async function startTestServer(
       return server.url
     },
     async close() {
-      await app.close()
+      // Tests are over: a connection a client left open (a keep-alive socket of an aborted fetch) must not
+      // hold up teardown. Production drain has its own deadline (src/server.ts).
+      const force = setTimeout(() => app.server.closeAllConnections(), 5000)
+      try {
+        await app.close()
+      } finally {
+        clearTimeout(force)
+      }
       await deps.close()
     },
   }
