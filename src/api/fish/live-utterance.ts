@@ -58,6 +58,8 @@ export class Utterance {
   private planned = false
   /** Some text was queued for synthesis. */
   private enqueued = false
+  /** `stop` came and its `finish` is not sent yet (the encoder's tail and the finish gap are still ahead). */
+  private finishing = false
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
@@ -71,9 +73,9 @@ export class Utterance {
     )
   }
 
-  /** Synthesis is queued or running. */
+  /** Synthesis is queued or running, or the `finish` of a `stop` is still to be sent. */
   get busy(): boolean {
-    return this.inflight > 0
+    return this.inflight > 0 || this.finishing
   }
 
   /** Seconds the client has not read any audio while some waits (0 when it reads). */
@@ -97,17 +99,26 @@ export class Utterance {
   stop(done: () => void): void {
     this.stopping = true
     this.speak(this.buffer.takeAll())
+    this.finishing = true
     this.queue = this.queue.then(async () => {
-      if (this.signal.aborted || !this.encoder) return
-      // Text that planned to nothing is the 422 of /v1/tts; no text at all (start, then stop) is no request for
-      // speech, and finishes quietly as clients that open an utterance and cancel it expect.
-      if (!this.planned && this.enqueued) return this.ctx.failed(nothingToSpeak())
-      if (this.planned) await this.sendAudio(this.encoder.end(), 0, 'last')
-      await sleep(FINISH_GAP_MS)
-      if (this.signal.aborted) return
-      done()
-      this.ctx.send({ event: 'finish', reason: 'stop' })
+      try {
+        await this.finish(done)
+      } finally {
+        this.finishing = false
+      }
     })
+  }
+
+  private async finish(done: () => void): Promise<void> {
+    if (this.signal.aborted || !this.encoder) return
+    // Text that planned to nothing is the 422 of /v1/tts; no text at all (start, then stop) is no request for
+    // speech, and finishes quietly as clients that open an utterance and cancel it expect.
+    if (!this.planned && this.enqueued) return this.ctx.failed(nothingToSpeak())
+    if (this.planned) await this.sendAudio(this.encoder.end(), 0, 'last')
+    await sleep(FINISH_GAP_MS)
+    if (this.signal.aborted) return
+    done()
+    this.ctx.send({ event: 'finish', reason: 'stop' })
   }
 
   private enqueue(unit: string, language: string): void {

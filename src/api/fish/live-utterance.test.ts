@@ -1,0 +1,49 @@
+import type { WebSocket } from 'ws'
+import { describe, expect, it } from 'vitest'
+import type { EncoderSession } from '../../audio/types.js'
+import type { PreparedSpeech, TtsService } from '../../services/tts/service.js'
+import { plainTtsParams } from '../../services/tts/params.js'
+import type { Principal } from '../../principal.js'
+import { Utterance } from './live-utterance.js'
+
+/** A service that plans any text to one chunk and renders it as one block of silence. */
+const tts: TtsService = {
+  async prepare(params) {
+    const encoder: EncoderSession = {
+      push: (samples) => new Uint8Array(samples.length * 2),
+      end: () => new Uint8Array(2048),
+    }
+    return {
+      chunks: params.text ? [{ text: params.text }] : [],
+      outputRate: 16_000,
+      newEncoderSession: () => encoder,
+      async *render() {
+        yield { type: 'audio', samples: new Float32Array(1600) }
+      },
+    } as unknown as PreparedSpeech
+  },
+}
+
+describe('Utterance', () => {
+  it('stays busy after stop until finish is sent, so a draining server waits for the finish', async () => {
+    const frames: { event: string; busy: boolean }[] = []
+    let utterance: Utterance | undefined
+    const socket = { bufferedAmount: 0, readyState: 1, OPEN: 1 } as unknown as WebSocket
+    const ctx = {
+      tts,
+      principal: {} as Principal,
+      socket,
+      send: (frame: { event: string }) => void frames.push({ event: frame.event, busy: utterance!.busy }),
+      failed: (err: unknown) => {
+        throw err
+      },
+    }
+    utterance = new Utterance(plainTtsParams('', 'pcm'), ctx, new AbortController().signal)
+    utterance.speak('hello there')
+    await new Promise<void>((resolve) => utterance!.stop(resolve))
+    // The unit's audio, then the encoder's tail after the last unit, then finish: busy at every one of them.
+    expect(frames.map((f) => f.event)).toEqual(['audio', 'audio', 'finish'])
+    expect(frames.map((f) => f.busy)).toEqual([true, true, true])
+    await expect.poll(() => utterance!.busy).toBe(false)
+  })
+})
