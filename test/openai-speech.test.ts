@@ -187,6 +187,37 @@ describe('errors in OpenAI shape', () => {
   })
 })
 
+describe('unknown paths and wrong methods under the OpenAI prefixes', () => {
+  const shape = (body: unknown) => expect(body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: expect.any(String) } })
+
+  it('a wrong method on /v1/audio/speech is a 405 in OpenAI shape with Allow; Fish routes keep theirs', async () => {
+    const res = await s.app.inject({ method: 'GET', url: '/v1/audio/speech', headers: s.asAlice })
+    expect(res.statusCode).toBe(405)
+    expect(res.headers.allow).toBe('POST')
+    shape(res.json())
+    expect(res.json().error).toMatchObject({ code: 'method_not_allowed', message: expect.stringContaining('use POST') })
+    const models = await s.app.inject({ method: 'DELETE', url: '/v1/models/tts-1', headers: s.asAlice })
+    expect(models.statusCode).toBe(405)
+    shape(models.json())
+    const fish = await s.app.inject({ method: 'GET', url: '/v1/tts', headers: s.asAlice })
+    expect(fish.statusCode).toBe(405)
+    expect(Object.keys(fish.json()).sort()).toEqual(['message', 'status'])
+  })
+
+  it('an unknown path under /v1/audio is a 404 in OpenAI shape, through the SDK too; without a key, a 401 in OpenAI shape', async () => {
+    const res = await s.app.inject({ method: 'POST', url: '/v1/audio/translations', headers: s.asAlice })
+    expect(res.statusCode).toBe(404)
+    shape(res.json())
+    expect(res.json().error).toMatchObject({ code: 'not_found', message: expect.stringContaining('/v1/audio/translations') })
+    await expect(client.post('/audio/nowhere', { body: {} })).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+    const anonymous = await s.app.inject({ method: 'GET', url: '/v1/audio/nowhere' })
+    expect(anonymous.statusCode).toBe(401)
+    expect(anonymous.json().error).toMatchObject({ code: 'invalid_api_key', param: null })
+    const fish = await s.app.inject({ method: 'GET', url: '/v1/nowhere', headers: s.asAlice })
+    expect(fish.json()).toMatchObject({ status: 404 })
+  })
+})
+
 describe('models and voices', () => {
   it('GET /v1/models lists the speech and transcription models; retrieve finds one and 404s others', async () => {
     const ids = []

@@ -6,6 +6,9 @@ import { speechRoutes } from './speech.js'
 import { transcriptionRoutes } from './transcriptions.js'
 import { createVoicePicker } from './voices.js'
 
+/** Path prefixes that belong to this surface: a wrong method or unknown path under them answers in its shape. */
+const PREFIXES = ['/v1/audio', '/v1/models']
+
 /**
  * The OpenAI-compatible audio surface: same keys, voices, engines and limits as the Fish routes, its own
  * error shape. Registered as one encapsulated plugin, so its error handler answers for these routes only
@@ -17,4 +20,12 @@ export async function openAiRoutes(app: FastifyInstance, { deps }: { deps: Deps 
   await app.register(speechRoutes, { deps, voices })
   await app.register(transcriptionRoutes, { deps })
   await app.register(catalogRoutes, { deps, voices })
+  for (const prefix of PREFIXES) {
+    // A not-found handler on a prefix runs in this context: its auth hook's 401 and its 404/405 are OpenAI-shaped.
+    await app.register(async (scope) => {
+      scope.setNotFoundHandler(async (request, reply) => {
+        throw scope.unmatchedRoute(request, reply)
+      })
+    }, { prefix })
+  }
 }
