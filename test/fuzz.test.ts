@@ -21,7 +21,10 @@ describe('fuzzing (seeded, shrinking)', () => {
 
   for (const p of allProperties()) {
     it(`${p.name}: ${p.runs} cases, then normal service`, { timeout: 300_000 }, async () => {
-      await fc.assert(p.property(s), { numRuns: p.runs, seed: SEED, verbose: 1 })
+      // The surface's own checks run (and close what it opened) whether or not a case failed; a case's failure wins.
+      const failure = await fc.assert(p.property(s), { numRuns: p.runs, seed: SEED, verbose: 1 }).then(() => undefined, (err: unknown) => err)
+      const after = await p.after?.(s).then(() => undefined, (err: unknown) => err)
+      if (failure ?? after) throw failure ?? after
       await checkStillServing(s)
     })
   }

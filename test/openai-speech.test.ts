@@ -158,6 +158,13 @@ describe('errors in OpenAI shape', () => {
     expect(err).toBeInstanceOf(OpenAI.NotFoundError)
     expect(err.error).toMatchObject({ type: 'invalid_request_error', code: 'voice_not_found' })
     expect((err.error as { message: string }).message).toContain('no-such-voice')
+    expect((err.error as { message: string }).message).toContain('GET /v1/audio/voices')
+  })
+
+  it('a body that is not a JSON object is a 400 that says so (not an empty field name)', async () => {
+    const res = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: '[1]' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error).toMatchObject({ param: null, message: expect.stringMatching(/^The request body must be of type object; send a JSON object/) })
   })
 
   it('speed out of range is a 400 with param speed', async () => {

@@ -143,6 +143,8 @@ describe('bad input', () => {
     const err = await c.next()
     expect(err.type).toBe('error')
     expect(String(err.data.text)).toContain('no-such-voice')
+    // The way to list voices on this protocol, not the Fish route's.
+    expect(String(err.data.text)).toContain('describe')
     c.send('synthesize', { text: 42 })
     expect(String((await c.next()).data.text)).toContain('"text"')
     c.send('synthesize-chunk', { text: 'orphan' })

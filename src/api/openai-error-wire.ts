@@ -44,7 +44,7 @@ export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
   const param = issue ? issue.loc.slice(1).join('.') || null : null
   const message = status >= 500
     ? 'Internal server error'
-    : issue ? e.issues.map((i) => (i.msg.includes(`'${i.loc.at(-1)}'`) ? i.msg : `${i.loc.slice(1).join('.')}: ${i.msg}`)).join('; ') : e.message
+    : issue ? e.issues.map(issueMessage).join('; ') : e.message
   return {
     error: {
       message,
@@ -53,6 +53,13 @@ export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
       code: CODES[e.code] ?? e.code,
     },
   }
+}
+
+/** One field's problem, naming the field unless the message does; a problem with the whole body says so. */
+function issueMessage(i: SpeechError['issues'][number]): string {
+  const name = i.loc.slice(1).join('.')
+  if (name === '') return `The request body ${i.msg.replace(/^value /, '')}; send a JSON object with the fields this endpoint documents`
+  return i.msg.includes(`'${i.loc.at(-1)}'`) ? i.msg : `${name}: ${i.msg}`
 }
 
 export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {

@@ -22,6 +22,11 @@ let cases = 0
 for (const p of allProperties().filter((q) => !values.only || q.name.includes(values.only))) {
   const from = performance.now()
   const result = await fc.check(p.property(s), { numRuns: runs, seed })
+  const after = await p.after?.(s).then(() => undefined, (err: unknown) => err)
+  if (after) {
+    failed = true
+    process.stdout.write(`FAIL ${p.name} afterwards: ${String(after)}\n`)
+  }
   cases += result.numRuns
   const sec = ((performance.now() - from) / 1000).toFixed(1)
   if (result.failed) {

@@ -20,18 +20,18 @@ function encodeWith(format: 'mp3' | 'opus', samples: Float32Array, rate: number)
 }
 
 /** Short (0.6 s) files a client might upload, before damage. */
-function sampleFiles(): Record<string, Uint8Array> {
+export function sampleFiles(): Record<string, Uint8Array> {
   const samples = voiceSamples({ seconds: 0.6, sampleRate: 48000 })
   return { wav: wavBytes(samples, 48000), mp3: encodeWith('mp3', samples, 48000), opus: encodeWith('opus', samples, 48000), png: PNG_1PX }
 }
 
-interface Upload {
+export interface Upload {
   readonly file: Uint8Array
   readonly filename: string
   readonly type: string
 }
 
-const upload = (files: Record<string, Uint8Array>) =>
+export const upload = (files: Record<string, Uint8Array>) =>
   fc.record({ base: fc.constantFrom(...Object.keys(files)), damage: fc.option(corruption, { nil: undefined }), filename: fc.oneof(fc.constantFrom('a.wav', 'a.mp3', 'a.ogg', '', '../x.wav', 'a'.repeat(300)), fc.stringMatching(/^[\x20-\x7e]{0,20}$/)), type: fc.constantFrom('audio/wav', 'audio/mpeg', 'audio/ogg', 'application/octet-stream', 'text/plain', '') })
     .map(({ base, damage, filename, type }): Upload => ({ file: damage ? corrupt(files[base]!, damage as CorruptionValue) : files[base]!, filename: filename.replace(/["\r\n]/g, ''), type }))
 

@@ -82,3 +82,32 @@ export async function openConnections(s: TestServer, waitMs = 5000): Promise<num
   }
   return n
 }
+
+const OPENAI_ERROR_KEYS = 'code,message,param,type'
+
+/** OpenAI surface: non-2xx is JSON `{"error": {message, type, param, code}}`, exactly those keys, never a 422. */
+export function checkOpenAiAnswer(status: number, contentType: string | undefined, body: string, method = 'POST'): void {
+  check(status < 500, `${status} answer`, body.slice(0, 300))
+  check(status !== 422, 'a 422 on the OpenAI surface (OpenAI answers field errors with 400)', body.slice(0, 300))
+  if (status < 400 || method === 'HEAD') return
+  check(/^application\/json/.test(contentType ?? ''), `${status} with content type ${contentType}`, body.slice(0, 200))
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    throw new Violation(`${status} body is not JSON: ${body.slice(0, 200)}`)
+  }
+  checkOpenAiError(parsed, `${status} body`)
+}
+
+/** `{error: {message, type, param, code}}`: also the `error` event of the SSE variant. */
+export function checkOpenAiError(parsed: unknown, what: string): void {
+  const o = parsed as Record<string, unknown>
+  check(typeof o === 'object' && o !== null && Object.keys(o).filter((k) => k !== 'type').join(',') === 'error', `${what} is not {error}`, parsed)
+  const e = o.error as Record<string, unknown>
+  check(typeof e === 'object' && e !== null && Object.keys(e).sort().join(',') === OPENAI_ERROR_KEYS, `${what}: error keys are not exactly message, type, param, code`, parsed)
+  check(typeof e.message === 'string' && e.message !== '' && e.message !== 'Internal server error' && !/^[\s:;.]/.test(e.message), `${what}: no clear client-facing message`, parsed)
+  check(typeof e.type === 'string' && e.type !== 'server_error', `${what}: type`, parsed)
+  check(e.param === null || typeof e.param === 'string', `${what}: param`, parsed)
+  check(e.code === null || typeof e.code === 'string', `${what}: code`, parsed)
+}

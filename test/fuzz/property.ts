@@ -9,6 +9,8 @@ export interface FuzzProperty {
   /** The property uses real sockets (raw HTTP, WebSocket): the server must be listening. */
   readonly listen?: boolean
   readonly property: (s: TestServer) => fc.IAsyncPropertyWithHooks<never>
+  /** Once the cases ran: the surface's own normal-service and leftover checks, and closing what it opened. */
+  readonly after?: (s: TestServer) => Promise<void>
 }
 
 /** Percent-encodes any string byte by byte (lone surrogates become U+FFFD), unlike encodeURIComponent, which throws. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { invalidField } from '../../errors.js'
+import { invalidField, SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { clientSignal } from '../client-signal.js'
 import { sendStream } from '../fish/tts.js'
@@ -54,7 +54,11 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       sampleRate: OPENAI_RATE,
     })
     const signal = clientSignal(reply)
-    const speech = await deps.tts.prepare(params, request.principal, signal)
+    const speech = await deps.tts.prepare(params, request.principal, signal).catch((err: unknown) => {
+      // The voice service names the Fish listing; this surface's clients fill pickers from its own.
+      if (!(err instanceof SpeechError) || err.code !== 'reference_not_found') throw err
+      throw new SpeechError('reference_not_found', `Voice '${voiceName}' not found; use an OpenAI voice name such as alloy or nova, or a voice from GET /v1/audio/voices`, { cause: err })
+    })
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
       return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)

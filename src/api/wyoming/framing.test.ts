@@ -48,5 +48,9 @@ describe('Wyoming framing', () => {
     const reader = createEventReader()
     const out = reader.push(Buffer.alloc(70 * 1024, 0x61))
     expect((out[0] as FramingError).fatal).toBe(true)
+    // The same over-long header with its newline in the same read is refused alike (found by fuzzing).
+    const whole = createEventReader().push(Buffer.concat([Buffer.alloc(70 * 1024, 0x61), Buffer.from('\n'), encodeEvent('describe')]))
+    expect(whole).toHaveLength(1)
+    expect((whole[0] as FramingError).fatal).toBe(true)
   })
 })

@@ -78,10 +78,11 @@ export function createEventReader() {
       for (;;) {
         if (!pending) {
           const newline = buffer.indexOf(0x0a)
-          if (newline < 0) {
-            if (buffer.length > MAX_HEADER_BYTES) {
+          // Over-long whether or not its newline came in the same read: the limit does not depend on TCP chunking.
+          if (newline < 0 || newline > MAX_HEADER_BYTES) {
+            if (newline > MAX_HEADER_BYTES || buffer.length > MAX_HEADER_BYTES) {
               broken = true
-              out.push(new FramingError(`event header is longer than ${MAX_HEADER_BYTES} bytes without a newline`, true))
+              out.push(new FramingError(`event header is longer than ${MAX_HEADER_BYTES} bytes; a header is one short JSON line ending in a newline`, true))
             }
             return out
           }

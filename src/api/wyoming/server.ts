@@ -6,6 +6,8 @@ import { handleWyomingConnection } from './session.js'
 export interface WyomingServer {
   /** The port it listens on (the setting, or the one the OS chose for port 0 in tests). */
   readonly port: number
+  /** Connections open now (a client that went away must not be counted for long). */
+  connections(): number
   close(): Promise<void>
 }
 
@@ -39,6 +41,7 @@ export async function startWyomingServer(deps: Deps, options: { host: string; po
   options.log.info({ host: options.host, port }, 'wyoming server listening (no authentication)')
   return {
     port,
+    connections: () => sockets.size,
     async close() {
       const done = new Promise<void>((resolve) => server.close(() => resolve()))
       for (const socket of sockets) socket.destroy()

@@ -35,7 +35,11 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
     ...(voice.name && { referenceIds: [voice.name] }),
     ...(!voice.name && voice.language && { languageHint: voice.language.toLowerCase().replace('_', '-') }),
   })
-  const speech = await deps.tts.prepare(params, WYOMING_PRINCIPAL, signal)
+  const speech = await deps.tts.prepare(params, WYOMING_PRINCIPAL, signal).catch((err: unknown) => {
+    // The voice service points at the Fish listing; a Wyoming client lists voices with describe.
+    if (!(err instanceof SpeechError) || err.code !== 'reference_not_found' || !voice.name) throw err
+    throw new SpeechError('reference_not_found', `voice '${voice.name}' not found; send describe for the voices Parla has (names under tts.voices)`, { cause: err })
+  })
   const session = speech.newEncoderSession()
   for await (const event of speech.render(signal)) {
     if (event.type !== 'audio') continue
