@@ -38,7 +38,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     address = await app.listen({ host: config.host, port: config.port })
     // Wyoming (Home Assistant): off unless a port is set; no authentication, so loopback unless configured.
     if (config.wyomingPort > 0) {
-      wyoming = await startWyomingServer(deps, { host: config.wyomingHost, port: config.wyomingPort, log: app.log })
+      wyoming = await startWyomingServer(deps, { host: config.wyomingHost, port: config.wyomingPort, log: app.log, ...(config.wyomingZeroconf && { zeroconf: config.wyomingZeroconfName }) })
     }
     logger.info({ voices: voices.length }, 'built-in voices ready')
     warm(deps, voices, background.signal)

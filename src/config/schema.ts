@@ -115,6 +115,13 @@ export const ConfigSchema = Type.Object(
     /** Address the Wyoming server binds to; loopback unless you mean every machine on the network to use it. */
     wyomingHost: Type.String({ default: '127.0.0.1', minLength: 1 }),
     /**
+     * Announce the Wyoming server on mDNS (`_wyoming._tcp`, zeroconf) so Home Assistant discovers it; only when
+     * it listens beyond loopback. Turn off on networks where you do not want it advertised.
+     */
+    wyomingZeroconf: Type.Boolean({ default: true }),
+    /** The name Home Assistant shows for the discovered server; empty means `parla-<host name>`. */
+    wyomingZeroconfName: Type.String({ default: '', maxLength: 63 }),
+    /**
      * Language of text sent without a voice that decides it: text stays in it unless it confidently is another
      * (numbers, names and short phrases never move it). A lower-case code such as `en`, `de`, `zh`.
      */

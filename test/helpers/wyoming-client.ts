@@ -26,8 +26,8 @@ export interface WyomingClient {
   close(): void
 }
 
-export async function wyomingClient(port: number): Promise<WyomingClient> {
-  const socket = connect(port, '127.0.0.1')
+export async function wyomingClient(port: number, host = '127.0.0.1'): Promise<WyomingClient> {
+  const socket = connect(port, host)
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
   let buffer = Buffer.alloc(0)
   const events: Event[] = []

@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { handleWyomingConnection } from './session.js'
+import { announceWyoming, isLoopback, type ZeroconfAnnouncement } from './zeroconf.js'
 
 export interface WyomingServer {
   /** The port it listens on (the setting, or the one the OS chose for port 0 in tests). */
@@ -16,7 +17,10 @@ export interface WyomingServer {
  * Assistant's integration takes one host and port per service and asks each what it offers. Wyoming has no
  * authentication: it binds to `host` (loopback by default) and acts as no account (public voices only).
  */
-export async function startWyomingServer(deps: Deps, options: { host: string; port: number; log: FastifyBaseLogger }): Promise<WyomingServer> {
+export async function startWyomingServer(
+  deps: Deps,
+  options: { host: string; port: number; log: FastifyBaseLogger; /** Announce on mDNS under this name ('' = default). */ zeroconf?: string },
+): Promise<WyomingServer> {
   const sockets = new Set<Socket>()
   const server: Server = createServer((socket) => {
     sockets.add(socket)
@@ -39,10 +43,15 @@ export async function startWyomingServer(deps: Deps, options: { host: string; po
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
   options.log.info({ host: options.host, port }, 'wyoming server listening (no authentication)')
+  let announcement: ZeroconfAnnouncement | undefined
+  if (options.zeroconf !== undefined && isLoopback(options.host)) {
+    options.log.info({ host: options.host }, 'wyoming server not announced on mDNS: it listens on loopback only; set wyomingHost to 0.0.0.0 (or a LAN address) for Home Assistant to discover it')
+  } else if (options.zeroconf !== undefined) announcement = announceWyoming({ name: options.zeroconf, port, log: options.log })
   return {
     port,
     connections: () => sockets.size,
     async close() {
+      await announcement?.stop()
       const done = new Promise<void>((resolve) => server.close(() => resolve()))
       for (const socket of sockets) socket.destroy()
       await done
