@@ -1,6 +1,7 @@
 /**
  * The OpenAI and Wyoming surfaces against the Fish routes they sit beside, on the same server, voice, text
- * and format, in alternating rounds (a load change on the shared machine hits both sides alike):
+ * and format, in alternating rounds that also swap which goes first (a load change on the shared machine, or
+ * the first request's leftovers, hits both sides alike):
  * - TTS: time to the first audio byte of `POST /v1/audio/speech` vs `POST /v1/tts` (same rate, 24 kHz), and
  *   time to the first Wyoming `audio-chunk` after `synthesize` vs `/v1/tts` pcm at Wyoming's 22.05 kHz;
  * - ASR: total time of `POST /v1/audio/transcriptions` vs `POST /v1/asr` for the same upload.
@@ -14,6 +15,16 @@ interface Ready { readonly url: string; readonly key: string; readonly wyomingPo
 const agent = new Agent({ keepAlive: true, maxSockets: 8 })
 const median = (v: readonly number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!
 const f0 = (n: number) => n.toFixed(0)
+
+/**
+ * Round `i`'s two measurements, the Fish one first on even rounds and second on odd ones: whichever runs second
+ * meets the first one's leftovers (its garbage, its connection's teardown), which must not count against one side.
+ */
+async function inTurn(i: number, fish: () => Promise<number>, other: () => Promise<number>): Promise<[number, number]> {
+  if (i % 2 === 0) return [await fish(), await other()]
+  const b = await other()
+  return [await fish(), b]
+}
 
 /** ms to the first body byte of a JSON POST (the body is drained to the end). */
 function firstByte(ready: Ready, path: string, body: object): Promise<number> {
@@ -66,8 +77,9 @@ export async function ttsProtocols(ready: Ready, text: string, runs: number, voi
     const fish: number[] = []
     const openai: number[] = []
     for (let i = -1; i < runs; i++) {
-      const a = await firstByte(ready, '/v1/tts', { text, reference_id: voice, format, sample_rate: format === 'opus' ? 48000 : 24000 })
-      const b = await firstByte(ready, '/v1/audio/speech', { input: text, voice, model: 'tts-1', response_format: format })
+      const [a, b] = await inTurn(i,
+        () => firstByte(ready, '/v1/tts', { text, reference_id: voice, format, sample_rate: format === 'opus' ? 48000 : 24000 }),
+        () => firstByte(ready, '/v1/audio/speech', { input: text, voice, model: 'tts-1', response_format: format }))
       if (i < 0) continue
       fish.push(a)
       openai.push(b)
@@ -87,8 +99,9 @@ export async function ttsProtocols(ready: Ready, text: string, runs: number, voi
     const fish: number[] = []
     const wy: number[] = []
     for (let i = -1; i < runs; i++) {
-      const a = await firstByte(ready, '/v1/tts', { text, reference_id: voice, format: 'pcm', sample_rate: 22050 })
-      const b = await wyomingFirstChunk(ready.wyomingPort, text, voice)
+      const [a, b] = await inTurn(i,
+        () => firstByte(ready, '/v1/tts', { text, reference_id: voice, format: 'pcm', sample_rate: 22050 }),
+        () => wyomingFirstChunk(ready.wyomingPort!, text, voice))
       if (i < 0) continue
       fish.push(a)
       wy.push(b)
@@ -115,8 +128,9 @@ export async function asrProtocols(ready: Ready, wav: Uint8Array, seconds: numbe
   const fish: number[] = []
   const openai: number[] = []
   for (let i = -1; i < runs; i++) {
-    const a = await upload(ready, '/v1/asr', 'audio', wav, { ignore_timestamps: 'false' })
-    const b = await upload(ready, '/v1/audio/transcriptions', 'file', wav, { model: 'whisper-1', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment' })
+    const [a, b] = await inTurn(i,
+      () => upload(ready, '/v1/asr', 'audio', wav, { ignore_timestamps: 'false' }),
+      () => upload(ready, '/v1/audio/transcriptions', 'file', wav, { model: 'whisper-1', response_format: 'verbose_json', 'timestamp_granularities[]': 'segment' }))
     if (i < 0) continue
     fish.push(a)
     openai.push(b)
