@@ -167,6 +167,14 @@ describe('errors in OpenAI shape', () => {
     expect(res.json().error).toMatchObject({ param: null, message: expect.stringMatching(/^The request body must be of type object; send a JSON object/) })
   })
 
+  it('input with nothing to say is a 400 naming input, in every format and stream format, never a 200 without audio', async () => {
+    for (const [response_format, stream_format] of [['pcm', 'audio'], ['wav', 'audio'], ['mp3', 'sse']] as const) {
+      const res = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: s.asAlice, payload: { input: ') …', voice: 'alloy', response_format, stream_format } })
+      expect(res.statusCode).toBe(400)
+      expect(res.json().error).toMatchObject({ param: 'input', message: expect.stringMatching(/^'input' has nothing to speak/) })
+    }
+  })
+
   it('speed out of range is a 400 with param speed', async () => {
     const err = await rejects(() => client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.', speed: 5 }))
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)

@@ -147,6 +147,9 @@ describe('bad input', () => {
     expect(String(err.data.text)).toContain('describe')
     c.send('synthesize', { text: 42 })
     expect(String((await c.next()).data.text)).toContain('"text"')
+    // Nothing to say is an error, as on the HTTP surfaces, not an empty audio-start … audio-stop.
+    c.send('synthesize', { text: ')', voice: { name: 'festival-slt' } })
+    expect(await c.next()).toMatchObject({ type: 'error', data: { code: 'unusable_input', text: expect.stringContaining('nothing to speak') } })
     c.send('synthesize-chunk', { text: 'orphan' })
     expect(String((await c.next()).data.text)).toContain('before synthesize-start')
     c.send('describe')

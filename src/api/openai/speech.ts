@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { invalidField, SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
+import { nothingToSpeak } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
@@ -59,6 +60,8 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       if (!(err instanceof SpeechError) || err.code !== 'reference_not_found') throw err
       throw new SpeechError('reference_not_found', `Voice '${voiceName}' not found; use an OpenAI voice name such as alloy or nova, or a voice from GET /v1/audio/voices`, { cause: err })
     })
+    // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
+    if (speech.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
       return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)

@@ -50,10 +50,10 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const fail = (err: unknown) => then(async () => {
     throw err
   })
-  const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest) => then(async () => {
-    if (text.trim() === '' || request.failed) return
+  const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest, whole = false) => then(async () => {
+    if ((text.trim() === '' && !whole) || request.failed) return
     try {
-      for await (const pcm of synthesizePcm(deps, text, voice, closed.signal)) {
+      for await (const pcm of synthesizePcm(deps, text, voice, closed.signal, whole)) {
         if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
         audioOpen = true
         await send('audio-chunk', AUDIO_FORMAT, pcm)
@@ -82,7 +82,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         if (typeof d.text !== 'string') return fail(new SpeechError('bad_request', 'synthesize needs "text" (a string)'))
         {
           const request = { failed: false }
-          speak(d.text, readVoice(d), request)
+          speak(d.text, readVoice(d), request, true)
           return stopAudio(request)
         }
       case 'synthesize-start':

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
+import { nothingToSpeak } from '../../services/tts/service.js'
 import { WYOMING_PRINCIPAL } from './principal.js'
 
 /** The rate Parla sends Wyoming audio at (what Piper voices use, and what Home Assistant satellites play). */
@@ -27,8 +28,9 @@ export function readVoice(data: Record<string, unknown>): WyomingVoice {
 /**
  * 16-bit mono PCM at WYOMING_TTS_RATE for one text, in pieces of CHUNK_SAMPLES as they are rendered. A voice
  * name is a voice model id (built-in or public); a language alone picks that language's default voice.
+ * `whole`: the text is a whole request (`synthesize`), not a sentence of a stream.
  */
-export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoice, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoice, signal: AbortSignal, whole = true): AsyncGenerator<Uint8Array> {
   checkLength(deps, text)
   const params = plainTtsParams(text, 'pcm', {
     sampleRate: WYOMING_TTS_RATE,
@@ -40,6 +42,9 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
     if (!(err instanceof SpeechError) || err.code !== 'reference_not_found' || !voice.name) throw err
     throw new SpeechError('reference_not_found', `voice '${voice.name}' not found; send describe for the voices Parla has (names under tts.voices)`, { cause: err })
   })
+  // A whole request with nothing to say is an error, as on the HTTP surfaces; a piece of streamed text (a
+  // stray ")" between sentences) is simply silent.
+  if (speech.chunks.length === 0 && whole) throw nothingToSpeak()
   const session = speech.newEncoderSession()
   for await (const event of speech.render(signal)) {
     if (event.type !== 'audio') continue
