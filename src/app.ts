@@ -11,7 +11,8 @@ import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
 import { walletRoutes } from './api/fish/wallet.js'
-import { openAiRoutes } from './api/openai/index.js'
+import { isOpenAiPath, openAiRoutes } from './api/openai/index.js'
+import { openAiErrorHandler } from './api/openai-error-wire.js'
 import { installNotFound } from './api/not-found.js'
 import { installListenerAnswers, receiveOptions } from './api/receive-limits.js'
 import { installValidators } from './api/validators.js'
@@ -29,7 +30,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...receiveOptions(deps.config),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // The router answers these before any hook runs; send them through the Fish error wire like the rest.
+    // The router answers these before any hook runs; send them through the error wire of the URL's surface.
     // A path segment over maxParamLength cannot name anything that exists (ids are short): 404.
     frameworkErrors: (err, request, reply) => {
       const e =
@@ -38,7 +39,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
           : err.code === 'FST_ERR_BAD_URL'
             ? new SpeechError('bad_request', 'The URL is not valid: check its percent-encoding (e.g. %zz is not allowed)')
             : err
-      fishErrorHandler(e as unknown as FastifyError, request, reply)
+      const answer = isOpenAiPath(request.url) ? openAiErrorHandler : fishErrorHandler
+      answer(e as unknown as FastifyError, request, reply)
     },
   })
   installValidators(app)

@@ -230,6 +230,13 @@ describe('unknown paths and wrong methods under the OpenAI prefixes', () => {
     expect(anonymous.json().error).toMatchObject({ code: 'invalid_api_key', param: null })
     const fish = await s.app.inject({ method: 'GET', url: '/v1/nowhere', headers: s.asAlice })
     expect(fish.json()).toMatchObject({ status: 404 })
+    // URLs the router refuses before any route (found by fuzzing): an over-long segment, bad percent-encoding.
+    const long = await s.app.inject({ method: 'GET', url: `/v1/models/${'a'.repeat(600)}`, headers: s.asAlice })
+    expect(long.statusCode).toBe(404)
+    shape(long.json())
+    const badUrl = await s.app.inject({ method: 'GET', url: '/v1/models/%zz', headers: s.asAlice })
+    expect(badUrl.statusCode).toBe(400)
+    shape(badUrl.json())
   })
 })
 

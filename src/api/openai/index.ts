@@ -9,6 +9,9 @@ import { createVoicePicker } from './voices.js'
 /** Path prefixes that belong to this surface: a wrong method or unknown path under them answers in its shape. */
 const PREFIXES = ['/v1/audio', '/v1/models']
 
+/** The URL is on this surface: errors the router raises before any route (a bad URL) take its shape too. */
+export const isOpenAiPath = (url: string) => PREFIXES.some((p) => url === p || url.startsWith(`${p}/`) || url.startsWith(`${p}?`))
+
 /**
  * The OpenAI-compatible audio surface: same keys, voices, engines and limits as the Fish routes, its own
  * error shape. Registered as one encapsulated plugin, so its error handler answers for these routes only
