@@ -2,8 +2,8 @@
  * Intelligibility round trip: Parla's default voice (no reference_id; festival slt through Parla) and
  * festival's own pipeline with the same voice (`text2wave`) speak the same sentences; the independent
  * pocketsphinx command-line tool transcribes both; word error rates are printed side by side, overall and per
- * group (plain sentences, and each normalization category). References are the words a listener should hear,
- * spelled as the recognizer's dictionary writes them ("fbi", "pm").
+ * group (plain sentences, and each normalization category, ten items each: `intelligibility-items.ts`), and how
+ * many items of each group Parla got heard exactly right.
  * Run: npm run bench:intelligibility
  */
 import { execFileSync } from 'node:child_process'
@@ -12,34 +12,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { corpusWer } from '../src/asr/wer.js'
+import { NORMALIZATION_ITEMS, type Item } from './intelligibility-items.js'
 import { startBenchServer } from './server.js'
-
-interface Item { readonly group: string, readonly text: string, readonly said: string }
 
 const harvard = readFileSync(join(import.meta.dirname, '..', 'test', 'fixtures', 'language', 'en-harvard.txt'), 'utf8')
   .trim().split('\n').slice(100, 130).map((text) => ({ group: 'plain', text, said: text }))
 
-/** Normalization categories of issue 15, a few items each, with what should be heard. */
-const NORMALIZATION: readonly Item[] = [
-  ['acronyms', 'The CEO of NASA spoke.', 'the ceo of nasa spoke'],
-  ['acronyms', 'The FBI called the BBC.', 'the fbi called the bbc'],
-  ['acronyms', 'He moved to D.C. last year.', 'he moved to dc last year'],
-  ['versions', 'Version 2.0 is ready.', 'version two point zero is ready'],
-  ['versions', 'The rate fell to 3.5 percent.', 'the rate fell to three point five percent'],
-  ['large numbers', 'The city has 8,000,000 people.', 'the city has eight million people'],
-  ['large numbers', 'They sold 1,250 tickets.', 'they sold one thousand two hundred fifty tickets'],
-  ['ordinals', 'She came 21st in the race.', 'she came twenty first in the race'],
-  ['dates', 'He was born on 12/25/1948.', 'he was born on december twenty fifth nineteen forty eight'],
-  ['dates', 'The meeting is on March 4, 2025.', 'the meeting is on march fourth twenty twenty five'],
-  ['times', 'The train leaves at 7:45 pm.', 'the train leaves at seven forty five pm'],
-  ['currencies', 'It costs $5.50 today.', 'it costs five dollars and fifty cents today'],
-  ['units', 'We walked 5 km in the rain.', 'we walked five kilometers in the rain'],
-  ['phone numbers', 'Call 555-1234 now.', 'call five five five one two three four now'],
-  ['e-mail and URLs', 'Write to anna@example.com today.', 'write to anna at example dot com today'],
-  ['symbols', 'Salt & pepper, 50% off.', 'salt and pepper fifty percent off'],
-].map(([group, text, said]) => ({ group: group!, text: text!, said: said! }))
-
-const ITEMS: readonly Item[] = [...harvard, ...NORMALIZATION]
+const ITEMS: readonly Item[] = [...harvard, ...NORMALIZATION_ITEMS]
 
 function recognise(wav: string): string {
   return execFileSync('pocketsphinx_continuous', ['-infile', wav, '-logfn', '/dev/null'], { encoding: 'utf8' }).replace(/\s+/g, ' ').trim()
