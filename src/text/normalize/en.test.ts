@@ -131,6 +131,10 @@ describe('English normalization, by category', () => {
     ["No. I won't.", "No. I won't."],
     // phone-like digit strings
     ['call 555-1234', 'call five five five, one two three four'],
+    ['Dial 911 now', 'Dial nine one one now'],
+    ['call 311 or 112', 'call three one one or one hundred twelve'],
+    ['dial 112', 'dial one one two'],
+    ['311 people', 'three hundred eleven people'],
     ['call 555-123-4567', 'call five five five, one two three, four five six seven'],
     ['(555) 123-4567', '(five five five) one two three, four five six seven'],
     ['+1-555-123-4567', 'plus one, five five five, one two three, four five six seven'],
