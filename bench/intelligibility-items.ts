@@ -1,6 +1,7 @@
 /**
  * Ten items per normalization category of issue 15 (written for this bench), each with the words a listener
- * should hear, spelled as the recognizer's dictionary (CMUdict) writes them: "fbi", "pm", "o'clock".
+ * should hear, spelled as the recognizer's dictionary (CMUdict) writes them: "fbi", "pm", "o'clock", "dr" for
+ * "doctor", "mrs" for "missus".
  */
 const CATEGORIES: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
   acronyms: [
@@ -16,14 +17,14 @@ const CATEGORIES: Readonly<Record<string, readonly (readonly [string, string])[]
     ['NATO sent a letter to the EU.', 'nato sent a letter to the eu'],
   ],
   abbreviations: [
-    ['Dr. Smith lives on Main St.', 'doctor smith lives on main street'],
-    ['Mr. Brown met Mrs. Green.', 'mister brown met missus green'],
-    ['Bring pens, paper, etc.', 'bring pens paper et cetera'],
+    ['Dr. Smith lives on Main St.', 'dr smith lives on main street'],
+    ['Mr. Brown met Mrs. Green.', 'mr brown met mrs green'],
+    ['Bring pens, paper, etc.', 'bring pens paper etc'],
     ['It takes approx. ten minutes.', 'it takes approximately ten minutes'],
     ['The game is Lions vs. Bears.', 'the game is lions versus bears'],
     ['Prof. Jones gave the talk.', 'professor jones gave the talk'],
     ['She lives on Park Ave.', 'she lives on park avenue'],
-    ['John Smith Jr. was there.', 'john smith junior was there'],
+    ['John Smith Jr. was there.', 'john smith jr was there'],
     ['Buy fruit, e.g. apples.', 'buy fruit for example apples'],
     ['The box is in Dept. four.', 'the box is in department four'],
   ],
