@@ -7,7 +7,7 @@
  * normalized words, tells a miss of Parla's text (festival on Parla's words misheard too, where festival on the
  * raw text was heard) from the voice's or the recognizer's (every rendering misheard alike). Runs of single
  * letters are joined before scoring ("u s a" = "usa"), as the recognizer writes initialisms either way.
- * Run: npm run bench:intelligibility
+ * Run: npm run bench:intelligibility [-- --verbose]; env BENCH_GROUPS (comma-separated group names) runs only those.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -22,7 +22,9 @@ import { startBenchServer } from './server.js'
 const harvard = readFileSync(join(import.meta.dirname, '..', 'test', 'fixtures', 'language', 'en-harvard.txt'), 'utf8')
   .trim().split('\n').slice(100, 130).map((text) => ({ group: 'plain', text, said: text }))
 
-const ITEMS: readonly Item[] = [...harvard, ...NORMALIZATION_ITEMS]
+/** `BENCH_GROUPS=times,acronyms`: only those groups (a quick re-check of one category). */
+const GROUPS = process.env.BENCH_GROUPS?.split(',').map((g) => g.trim())
+const ITEMS: readonly Item[] = [...harvard, ...NORMALIZATION_ITEMS].filter((i) => !GROUPS || GROUPS.includes(i.group))
 
 function recognise(wav: string): string {
   return execFileSync('pocketsphinx_continuous', ['-infile', wav, '-logfn', '/dev/null'], { encoding: 'utf8' }).replace(/\s+/g, ' ').trim()
