@@ -10,28 +10,43 @@ import WebSocket from 'ws'
  *  - Pipecat (`FishAudioTTSService`): one `start` at connect (pcm 24 kHz, latency balanced, no voice), each
  *    sentence as `text` (stripped) + `flush`, one more `flush` at the end of the reply, never `stop`; frames
  *    of 1,024 bytes or less are dropped by the client, so they do not count as its first audio.
- * Replies alternate between the two, so load changes hit both alike. After each reply the bench waits until its
- * audio would have finished playing, then for the user's turn (1.5 s), as in a conversation: the server splits
- * off a first phrase only when the client has run out of audio.
+ * Each sentence is spoken once per sequence, one after another on the same server, the order turning from
+ * sentence to sentence so load changes and order effects hit every sequence alike. After each reply the bench
+ * waits until its audio would have finished playing, then for the user's turn (1.5 s), as in a conversation:
+ * the server splits off a first phrase only when the client has run out of audio.
+ * `aheadMs` > 0 adds a third sequence, LiveKit's with its `start` sent that long before the text: the same
+ * frames with the start's voice check out of the way, to tell how much of the gap that check is.
  */
-export async function compareClientSequences(url: string, key: string, sentences: readonly string[]) {
+export async function compareClientSequences(url: string, key: string, sentences: readonly string[], aheadMs = 0) {
   const livekit = await LiveClient.open(url, key, 's2.1-pro')
   const pipecat = await LiveClient.open(url, key, 's2-pro')
   pipecat.send({ event: 'start', request: { text: '', sample_rate: 24000, latency: 'balanced', format: 'pcm', normalize: true, prosody: { speed: 1.0, volume: 0 }, reference_id: null } })
-  const result = { livekit: [] as number[], pipecat: [] as number[] }
-  for (const sentence of sentences) {
-    livekit.send({ event: 'start', request: LIVEKIT_START })
-    const lk = await livekit.speak([{ event: 'text', text: `${sentence} ` }, { event: 'flush' }, { event: 'stop' }], 'finish', 44)
-    await listen(lk)
-    const pc = await pipecat.speak([{ event: 'text', text: sentence.trim() }, { event: 'flush' }, { event: 'flush' }], 'quiet', 1024)
-    await listen(pc)
-    result.livekit.push(lk.flushToAudio)
-    result.pipecat.push(pc.flushToAudio)
+  const result = { livekit: [] as number[], pipecat: [] as number[], livekitAhead: [] as number[] }
+  const runs: (() => Promise<void>)[] = [
+    async () => {
+      livekit.send({ event: 'start', request: LIVEKIT_START })
+      result.livekit.push(await livekit.speak(livekitFrames(sentence), 'finish', 44))
+    },
+    async () => void result.pipecat.push(await pipecat.speak([{ event: 'text', text: sentence.trim() }, { event: 'flush' }, { event: 'flush' }], 'quiet', 1024)),
+  ]
+  if (aheadMs > 0) {
+    runs.push(async () => {
+      livekit.send({ event: 'start', request: LIVEKIT_START })
+      await new Promise((resolve) => setTimeout(resolve, aheadMs))
+      result.livekitAhead.push(await livekit.speak(livekitFrames(sentence), 'finish', 44))
+    })
+  }
+  let sentence = ''
+  for (const [i, s] of sentences.entries()) {
+    sentence = s
+    for (let k = 0; k < runs.length; k++) await runs[(i + k) % runs.length]!()
   }
   livekit.close()
   pipecat.close()
   return result
 }
+
+const livekitFrames = (sentence: string) => [{ event: 'text', text: `${sentence} ` }, { event: 'flush' }, { event: 'stop' }]
 
 const LIVEKIT_START = {
   text: '', chunk_length: 100, format: 'wav', sample_rate: 24000, mp3_bitrate: 64, opus_bitrate: 64000, references: [],
@@ -72,9 +87,16 @@ class LiveClient {
   /**
    * Sends `frames` (the first `flush` starts the clock) and resolves with ms from that flush to the first audio
    * the client would play: once more than `skipBytes` arrived (a WAV header), or in a frame over `skipBytes`
-   * (Pipecat's filter). Ends at `finish`, or for a client that never stops, after 400 ms without audio.
+   * (Pipecat's filter). Ends at `finish`, or for a client that never stops, after 400 ms without audio; then
+   * waits while the audio plays and the user takes a turn.
    */
-  speak(frames: readonly object[], end: 'finish' | 'quiet', skipBytes: number): Promise<Spoken> {
+  async speak(frames: readonly object[], end: 'finish' | 'quiet', skipBytes: number): Promise<number> {
+    const spoken = await this.exchange(frames, end, skipBytes)
+    await listen(spoken)
+    return spoken.flushToAudio
+  }
+
+  private exchange(frames: readonly object[], end: 'finish' | 'quiet', skipBytes: number): Promise<Spoken> {
     let flushedAt = 0
     let firstAt = 0
     let bytes = 0

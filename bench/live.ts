@@ -17,15 +17,16 @@
  * Env: BENCH_ROUNDS (single-socket rounds, default 30), BENCH_SOCKETS (default 32), BENCH_SOCKET_ROUNDS
  * (rounds per socket in 3, default 4), BENCH_SSE (SSE requests, default 20), BENCH_FESTIVAL (festival processes,
  * default one per core), BENCH_LATENCY (`latency` of the live requests, default balanced), BENCH_ONLY=clients
- * (only 6, below).
- *  6. Agent frameworks' frame sequences: flush to first audio for LiveKit's and Pipecat's, same sentences
- *     (see `compareClientSequences`).
+ * (only 6, below), BENCH_CLIENTS_AHEAD (ms; adds to 6 LiveKit's sequence with its `start` sent that much ahead).
+ *  6. Agent frameworks' frame sequences: flush to first audio for LiveKit's and Pipecat's, the same 48
+ *     sentences (see `compareClientSequences`), p50 and p90.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import WebSocket from 'ws'
 import { compareClientSequences } from './live-clients.js'
+import { AGENT_REPLIES } from './live-replies.js'
 import { startBenchServer } from './server.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
@@ -36,6 +37,7 @@ const SSE_RUNS = Number(process.env.BENCH_SSE ?? 20)
 const LATENCY = process.env.BENCH_LATENCY ?? 'balanced'
 /** festival processes; 0: the default (one per core). */
 const FESTIVAL = Number(process.env.BENCH_FESTIVAL ?? 0)
+const CLIENTS_AHEAD_MS = Number(process.env.BENCH_CLIENTS_AHEAD ?? 0)
 
 /** Replies as a voice agent's LLM would produce them: one sentence each, some with a clause first. */
 const REPLIES = [
@@ -135,14 +137,18 @@ async function main(): Promise<void> {
 }
 
 async function clientsPhase(url: string, key: string): Promise<void> {
-  process.stderr.write('… LiveKit and Pipecat frame sequences\n')
-  const { livekit, pipecat } = await compareClientSequences(url, key, REPLIES)
+  process.stderr.write(`… LiveKit and Pipecat frame sequences, ${AGENT_REPLIES.length} sentences\n`)
+  const { livekit, pipecat, livekitAhead } = await compareClientSequences(url, key, AGENT_REPLIES, CLIENTS_AHEAD_MS)
   console.log(`\nload average: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
-  console.log('| client sequence, 1 socket, same sentences | n | p50 ms | p95 ms | max ms |')
+  console.log('| client sequence, 1 socket, same sentences | n | p50 ms | p90 ms | max ms |')
   console.log('|---|---|---|---|---|')
-  row('LiveKit: start (wav 24 kHz, chunk_length 100), "sentence " + flush + stop', livekit)
-  row('Pipecat: "sentence" + flush + flush (pcm 24 kHz)', pipecat)
-  console.log(`LiveKit / Pipecat p50: ${(percentile(livekit, 50) / percentile(pipecat, 50)).toFixed(2)}`)
+  const line = (name: string, ms: number[]) =>
+    console.log(`| ${name} | ${ms.length} | ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 90).toFixed(0)} | ${Math.max(...ms).toFixed(0)} |`)
+  line('LiveKit: start (wav 24 kHz, chunk_length 100), "sentence " + flush + stop', livekit)
+  line('Pipecat: "sentence" + flush + flush (pcm 24 kHz)', pipecat)
+  if (livekitAhead.length) line(`LiveKit, start sent ${CLIENTS_AHEAD_MS} ms before the text`, livekitAhead)
+  const ratio = (p: number) => (percentile(livekit, p) / percentile(pipecat, p)).toFixed(2)
+  console.log(`LiveKit / Pipecat: p50 ${ratio(50)}, p90 ${ratio(90)}`)
 }
 
 /** CPU seconds used so far by process `pid` and its children (festival), from /proc. */

@@ -1,4 +1,5 @@
 import { detectAll } from 'tinyld'
+import { FUNCTION_WORDS, functionWordHits } from './function-words.js'
 
 /**
  * Why a language was chosen, for clients to see (`x-parla-language` header, SSE/WS metadata):
@@ -34,6 +35,18 @@ const ENGLISH_FUNCTION_WORDS: ReadonlySet<string> = new Set([
   'out', 'into', 'over', 'let', 'please', 'just', 'about', 'after', 'before', 'more', 'most', 'very', 'too',
   'only', 'off', 'him',
 ])
+/**
+ * When the detector is unsure, another language's function words at least this share of the words (and at
+ * least `MIN_FOREIGN` of them, and twice the English ones) decide a sentence: "El gato ha cazado un
+ * ratón." is Spanish to any reader though its letter statistics are too few to say so.
+ */
+const FOREIGN_SHARE = 0.25
+/** English words that other languages write too: they do not make a sentence English, but count against a foreign one. */
+const ENGLISH_SHARED_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'in', 'on', 'is', 'as', 'was', 'will', 'so', 'no', 'do', 'me', 'also', 'die', 'man', 'son', 'con',
+  'come', 'pour', 'plus', 'war', 'hat', 'am',
+])
+const MIN_FOREIGN = 2
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'’-]+$/u
 
 interface Words {
@@ -75,13 +88,31 @@ export function decideByStatistics(text: string, fallback: string): LanguageDeci
   }
   const ranked = detectAll((common.length >= MIN_WORDS ? common : words).join(' ')).map((r) => ({ lang: r.lang.toLowerCase().split(/[-_]/)[0]!, accuracy: r.accuracy }))
   const top = ranked[0]
-  if (!top) return stay(0.5)
-  if (top.lang === fallback) return stay(top.accuracy)
-  const mine = ranked.find((r) => r.lang === fallback)?.accuracy ?? 0
   // Other alphabets (Cyrillic, Greek, Arabic…) cannot be the Latin-script default: the detector decides.
-  if (!latin) return { language: top.lang, confidence: top.accuracy, reason: 'script' }
-  if (top.accuracy >= CONFIDENT && top.accuracy >= mine * MARGIN) {
+  if (top && !latin && top.lang !== fallback) return { language: top.lang, confidence: top.accuracy, reason: 'script' }
+  const mine = ranked.find((r) => r.lang === fallback)?.accuracy ?? 0
+  if (top && top.lang !== fallback && top.accuracy >= CONFIDENT && top.accuracy >= mine * MARGIN) {
     return { language: top.lang, confidence: top.accuracy, reason: 'statistics' }
   }
-  return stay(1 - top.accuracy)
+  const byWords = latin ? byFunctionWords(common.length >= MIN_WORDS ? common : words, text, fallback, ranked) : undefined
+  if (byWords) return byWords
+  if (!top) return stay(0.5)
+  return stay(top.lang === fallback ? top.accuracy : 1 - top.accuracy)
+}
+
+/** The language whose function words make up the sentence (see `FOREIGN_SHARE`); ties go to the detector's order. */
+function byFunctionWords(words: readonly string[], text: string, fallback: string, ranked: readonly { lang: string }[]): LanguageDecision | undefined {
+  const english = (w: string) => ENGLISH_FUNCTION_WORDS.has(w.toLowerCase()) || ENGLISH_SHARED_WORDS.has(w.toLowerCase())
+  const own = fallback === 'en' ? words.filter(english).length : functionWordHits(words, fallback, text)
+  let best: string[] = []
+  let most = 0
+  for (const language of Object.keys(FUNCTION_WORDS)) {
+    if (language === fallback) continue
+    const hits = functionWordHits(words, language, text)
+    if (hits > most) [best, most] = [[language], hits]
+    else if (hits === most && hits > 0) best.push(language)
+  }
+  if (most < MIN_FOREIGN || most < words.length * FOREIGN_SHARE || most < own * 2) return undefined
+  const language = best.length === 1 ? best[0] : ranked.find((r) => best.includes(r.lang))?.lang
+  return language === undefined ? undefined : { language, confidence: Math.min(1, most / words.length), reason: 'statistics' }
 }

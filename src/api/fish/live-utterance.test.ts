@@ -46,4 +46,44 @@ describe('Utterance', () => {
     expect(frames.map((f) => f.busy)).toEqual([true, true, true])
     await expect.poll(() => utterance!.busy).toBe(false)
   })
+
+  it("plans the first text while the start's voice check runs, and sends no audio unless the check passes", async () => {
+    for (const voiceKnown of [true, false]) {
+      const calls: string[] = []
+      let settleCheck!: () => void
+      const checking = new Promise<void>((resolve) => (settleCheck = resolve))
+      const gated: TtsService = {
+        async prepare(params, principal, signal) {
+          calls.push(params.text)
+          if (params.text === '') {
+            await checking
+            if (!voiceKnown) throw new Error('voice model not found')
+          }
+          return tts.prepare(params, principal, signal)
+        },
+      }
+      const events: string[] = []
+      const socket = { bufferedAmount: 0, readyState: 1, OPEN: 1 } as unknown as WebSocket
+      const failed = new Promise<unknown>((resolve) => {
+        const utterance = new Utterance(plainTtsParams('', 'pcm'), {
+          tts: gated, principal: {} as Principal, socket,
+          send: (frame: { event: string }) => void events.push(frame.event),
+          failed: resolve,
+        }, new AbortController().signal)
+        utterance.speak('hello there')
+        utterance.stop(() => resolve(undefined))
+      })
+      // The unit's planning started before the check settled.
+      expect(calls).toEqual(['', 'hello there'])
+      settleCheck()
+      const error = await failed
+      if (voiceKnown) {
+        expect(error).toBeUndefined()
+        expect(events).toEqual(['audio', 'audio', 'finish'])
+      } else {
+        expect(String(error)).toContain('voice model not found')
+        expect(events).toEqual([])
+      }
+    }
+  })
 })

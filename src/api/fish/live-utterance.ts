@@ -46,6 +46,8 @@ export class Utterance {
   private readonly abort = new AbortController()
   private encoder: EncoderSession | null = null
   private queue: Promise<void> = Promise.resolve()
+  /** The start's voice check: true once it passed (the encoder is then set), false if it failed. */
+  private readonly voicesChecked: Promise<boolean>
   private inflight = 0
   private heard = ''
   private sentSec = 0
@@ -66,11 +68,20 @@ export class Utterance {
     this.ctx = ctx
     this.buffer = new TextBuffer(params.chunkLength, params.dialect)
     this.signal = AbortSignal.any([this.abort.signal, closed])
-    // Check the voices now, so an unknown reference_id fails at start rather than at the first text.
-    this.queue = ctx.tts.prepare({ ...params, text: '' }, ctx.principal, this.signal).then(
-      (speech) => void (this.encoder = speech.newEncoderSession()),
-      (err) => void (this.signal.aborted || this.ctx.failed(err)),
+    // Check the voices now, so an unknown reference_id fails at start rather than at the first text. The check
+    // is not queued ahead of the units: the first unit is planned alongside it and waits for it only before
+    // its audio (see `enqueue`), so a reply's first audio does not wait for two plannings in a row.
+    this.voicesChecked = ctx.tts.prepare({ ...params, text: '' }, ctx.principal, this.signal).then(
+      (speech) => {
+        this.encoder = speech.newEncoderSession()
+        return true
+      },
+      (err) => {
+        if (!this.signal.aborted) this.ctx.failed(err)
+        return false
+      },
     )
+    this.queue = this.voicesChecked.then(() => {})
   }
 
   /** Synthesis is queued or running, or the `finish` of a `stop` is still to be sent. */
@@ -122,14 +133,17 @@ export class Utterance {
   }
 
   private enqueue(unit: string, language: string): void {
-    this.enqueued = true
     this.inflight++
+    const params = { ...this.params, text: unit, languageHint: language, presplit: true }
+    // The first unit queues behind the voice check only; it is planned meanwhile.
+    const early = this.enqueued ? undefined : this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+    this.enqueued = true
+    early?.catch(() => {}) // awaited below, unless the voice check failed
     this.queue = this.queue.then(async () => {
       try {
+        if (this.signal.aborted || !this.encoder) return
         const encoder = this.encoder
-        if (this.signal.aborted || !encoder) return
-        const params = { ...this.params, text: unit, languageHint: language, presplit: true }
-        const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        const speech = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.

@@ -11,12 +11,14 @@ const SAID_AS_WORDS: ReadonlyMap<string, string> = new Map([
   ['SCUBA', 'scuba'], ['JSON', 'jason'], ['RAM', 'ram'], ['ROM', 'rom'], ['PIN', 'pin'], ['ZIP', 'zip'],
   ['GIF', 'gif'], ['JPEG', 'jay peg'], ['ASAP', 'ay sap'], ['NASDAQ', 'nasdaq'], ['IKEA', 'ikea'],
   ['SWAT', 'swat'], ['OK', 'okay'], ['WiFi', 'wifi'], ['Wi-Fi', 'wifi'], ['iOS', 'eye oh ess'],
-  ['PhD', 'pee aitch dee'], ['DIY', 'dee eye why'], ['NYSE', 'en why ess ee'], ['CAPTCHA', 'captcha'],
+  ['PhD', 'pee aych dee'], ['DIY', 'dee eye why'], ['NYSE', 'en why ess ee'], ['CAPTCHA', 'captcha'],
   ['PDF', 'pee dee eff'], ['USA', 'you ess ay'], ['UK', 'you kay'], ['EU', 'ee you'], ['UN', 'you en'],
 ])
 
+// "aych", not "aitch": festival's letter-to-sound rules read "aitch" as a bare "ch" (it is not in its lexicon),
+// so "HTTP" lost its first letter; "aych" is /eɪtʃ/ by any English rules.
 const LETTER_NAMES: Readonly<Record<string, string>> = {
-  a: 'ay', b: 'bee', c: 'see', d: 'dee', e: 'ee', f: 'eff', g: 'gee', h: 'aitch', i: 'eye', j: 'jay', k: 'kay',
+  a: 'ay', b: 'bee', c: 'see', d: 'dee', e: 'ee', f: 'eff', g: 'gee', h: 'aych', i: 'eye', j: 'jay', k: 'kay',
   l: 'el', m: 'em', n: 'en', o: 'oh', p: 'pee', q: 'cue', r: 'ar', s: 'ess', t: 'tee', u: 'you', v: 'vee',
   w: 'double you', x: 'ex', y: 'why', z: 'zee',
 }

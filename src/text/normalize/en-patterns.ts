@@ -27,8 +27,9 @@ export function isOne(written: string): boolean {
   return /^[-−+]?1$/.test(written)
 }
 
+/** Letter names, as in `spellLetters`: a lone "a" is read as the article ("eleven twenty a m" was heard "… m"). */
 export function sayAmPm(written: string): string {
-  return written.toLowerCase().startsWith('a') ? 'a m' : 'p m'
+  return written.toLowerCase().startsWith('a') ? 'ay em' : 'pee em'
 }
 
 /** A year-like part of a range reads as a year: "1999-2001". */

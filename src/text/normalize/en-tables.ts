@@ -27,7 +27,7 @@ export const ABBREVIATIONS: ReadonlyMap<string, { readonly say: string; readonly
   ...abbreviations(true, [
     ['etc.', 'et cetera'], ['Inc.', 'Incorporated'], ['Ltd.', 'Limited'], ['Co.', 'Company'],
     ['Corp.', 'Corporation'], ['Jr.', 'Junior'], ['Sr.', 'Senior'], ['Ave.', 'Avenue'], ['Rd.', 'Road'],
-    ['Blvd.', 'Boulevard'], ['a.m.', 'a m'], ['p.m.', 'p m'], ['A.M.', 'a m'], ['P.M.', 'p m'],
+    ['Blvd.', 'Boulevard'], ['a.m.', 'ay em'], ['p.m.', 'pee em'], ['A.M.', 'ay em'], ['P.M.', 'pee em'],
   ]),
 ])
 

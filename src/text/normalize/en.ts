@@ -13,6 +13,7 @@ export interface WordContext {
   readonly next?: string
 }
 
+const CALLING = /^(?:call|dial|dialled|dialed|phone|ring|text)$/i
 const CURRENCY_AMOUNT = /^[-−]?([$€£¥₹])[\d,.]+$/
 const MONTH_LIST: readonly string[] = MONTHS
 /** "March" and "Mar." both name a month, so the day after them is an ordinal. */
@@ -88,6 +89,8 @@ export function normalizeEnglish(w: string, ctx: WordContext): string {
   // A day after a month name: "March 4, 2025" → "March fourth, …".
   const day = /^\d{1,2}$/.test(w) ? Number(w) : 0
   if (day >= 1 && day <= 31 && MONTH_NAMES.has(ctx.prev ?? '')) return ordinal(w)
+  // Service numbers are dialled, digit by digit: 911 always, the other N11 codes, 112 and 999 after a verb of calling.
+  if (w === '911' || (/^(?:[2-8]11|112|999)$/.test(w) && CALLING.test(ctx.prev ?? ''))) return digitWords(w)
   // The area code of "555 123-4567" is digits too.
   if (/^\d{3}$/.test(w) && /^\d{3}-\d{4}$/.test(ctx.next ?? '')) return digitWords(w)
   if (isYear(w, ctx)) return year(w)
