@@ -6,6 +6,7 @@ import type { ModelPackage } from '../../../models/types.js'
 import { builtinVoices } from './voices.js'
 import { neuralSettings } from './settings.js'
 import { estimateWords } from './words.js'
+import { referencePrompt } from './prompt.js'
 import { ResourcePool } from '../pool.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
@@ -60,17 +61,23 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
       const loadConfig = await config.catch((err: unknown) => {
         throw new SpeechError('engine_failed', `[neural] model ${found.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
       })
+      // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
+      const reference = found.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
       const hosts = await getPool()
       const host = await hosts.acquire(signal, deadline)
       try {
         const model = await host.load(found.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
         let last: Float32Array | undefined
-        for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1 }, signal)) {
+        for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
           const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
           if (last) yield { samples: last, words: [] }
           pieces.push(samples)
           last = samples
+        }
+        if (pieces.length === 0 && reference) {
+          // The runtime logs why and returns nothing (e.g. no token of the transcript in the model's tables).
+          throw new SpeechError('engine_failed', `[neural] ${found.pkg.id} made no audio from this text and reference; check that the reference transcript is in a language the model speaks`)
         }
         // Words are estimated over the whole call, so they travel with its last piece.
         const all = concat(pieces)
