@@ -65,6 +65,13 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
       const reference = found.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
       const hosts = await getPool()
       const host = await hosts.acquire(signal, deadline)
+      let held = true
+      const free = () => {
+        if (!held) return
+        held = false
+        if (host.alive) hosts.release(host)
+        else hosts.discard(host)
+      }
       try {
         const model = await host.load(found.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
@@ -79,12 +86,14 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
           // The runtime logs why and returns nothing (e.g. no token of the transcript in the model's tables).
           throw new SpeechError('engine_failed', `[neural] ${found.pkg.id} made no audio from this text and reference; check that the reference transcript is in a language the model speaks`)
         }
+        // The runtime is done: the process takes the next call (the lookahead's next chunk) while this
+        // call's last piece is levelled, encoded and sent, instead of idling until the consumer asks again.
+        free()
         // Words are estimated over the whole call, so they travel with its last piece.
         const all = concat(pieces)
         yield { samples: last ?? new Float32Array(0), words: estimateWords(request.text, all, NEURAL_SAMPLE_RATE), final: true }
       } finally {
-        if (host.alive) hosts.release(host)
-        else hosts.discard(host)
+        free()
       }
     },
     async close() {
