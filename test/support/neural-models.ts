@@ -5,6 +5,7 @@ import { toneVitsModel } from './onnx/tone-vits.js'
 import { toneCtcModel } from './onnx/tone-ctc.js'
 import { kokoroVoices, STYLE_ROWS, STYLE_WIDTH, toneKokoroModel } from './onnx/tone-kokoro.js'
 import { zipvoiceDecoder, zipvoiceEncoder, zipvoiceVocoder } from './onnx/tone-zipvoice.js'
+import { whisperDecoder, whisperEncoder, whisperTokens } from './onnx/tone-whisper.js'
 
 /**
  * Synthetic model packages in the layouts their projects publish, for discovery, `parla models add` and the
@@ -111,6 +112,16 @@ export async function writeMoonshineLayout(modelsDir: string, name: string): Pro
   await mkdir(dir, { recursive: true })
   for (const f of ['preprocess.onnx', 'encode.int8.onnx', 'uncached_decode.int8.onnx', 'cached_decode.int8.onnx']) await writeFile(join(dir, f), stub({}))
   await writeFile(join(dir, 'tokens.txt'), 'a 0\n')
+}
+
+/** A sherpa-onnx `sherpa-onnx-whisper-tiny.en` release holding the synthetic Whisper of tone-whisper.ts. */
+export async function writeToneWhisper(modelsDir: string, name: string): Promise<string> {
+  const dir = join(modelsDir, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'tiny.en-encoder.int8.onnx'), whisperEncoder())
+  await writeFile(join(dir, 'tiny.en-decoder.int8.onnx'), whisperDecoder())
+  await writeFile(join(dir, 'tiny.en-tokens.txt'), whisperTokens())
+  return dir
 }
 
 /** A whisper.cpp `ggml-*.bin` file (magic `ggml` little-endian). */
