@@ -6,6 +6,7 @@ import { toneCtcModel } from './onnx/tone-ctc.js'
 import { kokoroVoices, STYLE_ROWS, STYLE_WIDTH, toneKokoroModel } from './onnx/tone-kokoro.js'
 import { zipvoiceDecoder, zipvoiceEncoder, zipvoiceVocoder } from './onnx/tone-zipvoice.js'
 import { whisperDecoder, whisperEncoder, whisperTokens } from './onnx/tone-whisper.js'
+import { moonshineDecoder, moonshineEncoder, moonshinePreprocess, moonshineTokens } from './onnx/tone-moonshine.js'
 
 /**
  * Synthetic model packages in the layouts their projects publish, for discovery, `parla models add` and the
@@ -121,6 +122,18 @@ export async function writeToneWhisper(modelsDir: string, name: string): Promise
   await writeFile(join(dir, 'tiny.en-encoder.int8.onnx'), whisperEncoder())
   await writeFile(join(dir, 'tiny.en-decoder.int8.onnx'), whisperDecoder())
   await writeFile(join(dir, 'tiny.en-tokens.txt'), whisperTokens())
+  return dir
+}
+
+/** A sherpa-onnx `sherpa-onnx-moonshine-tiny-en-int8` release holding the synthetic Moonshine of tone-moonshine.ts. */
+export async function writeToneMoonshine(modelsDir: string, name: string): Promise<string> {
+  const dir = join(modelsDir, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'preprocess.onnx'), moonshinePreprocess())
+  await writeFile(join(dir, 'encode.int8.onnx'), moonshineEncoder())
+  await writeFile(join(dir, 'uncached_decode.int8.onnx'), moonshineDecoder(false))
+  await writeFile(join(dir, 'cached_decode.int8.onnx'), moonshineDecoder(true))
+  await writeFile(join(dir, 'tokens.txt'), moonshineTokens())
   return dir
 }
 

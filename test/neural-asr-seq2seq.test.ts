@@ -7,13 +7,15 @@ import { createNeuralAsrEngine } from '../src/engines/asr/neural/index.js'
 import { detectPackage } from '../src/models/detect.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { toWav } from './support/asr-speech.js'
-import { writeToneWhisper } from './support/neural-models.js'
+import { writeToneMoonshine, writeToneWhisper } from './support/neural-models.js'
+import { MOONSHINE_WORDS, moonshineSpeech } from './support/onnx/tone-moonshine.js'
 import { WHISPER_WORDS, whisperSpeech } from './support/onnx/tone-whisper.js'
 
 /**
- * A sherpa-onnx Whisper release (tiny.en layout) holding a synthetic encoder and decoder (tone-whisper.ts)
- * through the real runtime: sherpa-onnx's Whisper feature extraction, encoder, greedy decoder loop with its
- * caches and offsets, and base64 token table, then Parla's discovery, `asrEngine` and `/v1/asr`.
+ * sherpa-onnx Whisper (tiny.en layout) and Moonshine releases holding synthetic graphs (tone-whisper.ts,
+ * tone-moonshine.ts) through the real runtime: its feature extraction or preprocessor, encoder, greedy decoder
+ * loops with their caches, offsets and end-of-text, and token tables, then Parla's discovery, `asrEngine`
+ * and `/v1/asr`. The runtime decodes a whole utterance at once (no partial text to stream).
  */
 let s: TestServer
 let modelsDir: string
@@ -70,6 +72,22 @@ describe('Whisper through the runtime', () => {
       await expect(engine.transcribe(whisperSpeech([1]), { language: 'en' })).rejects.toMatchObject({ code: 'engine_failed' })
     } finally {
       await engine.close()
+    }
+  })
+})
+
+describe('Moonshine through the runtime', () => {
+  it('/v1/asr: preprocessor, encoder, uncached then cached decoder, words in order', async () => {
+    await writeToneMoonshine(modelsDir, 'sherpa-onnx-moonshine-tiny-en-int8')
+    const server = await startTestServer({ modelsDir, asrEngine: 'sherpa-onnx-moonshine-tiny-en-int8', neuralProcesses: 1 })
+    try {
+      const words = [3, 1, 4, 1, 5, 8]
+      const res = await server.app.inject({ method: 'POST', url: '/v1/asr', headers: { ...server.asAlice, 'content-type': 'application/msgpack' }, payload: Buffer.from(encode({ audio: toWav(moonshineSpeech(words), 16_000) })) })
+      expect(res.statusCode, res.body).toBe(200)
+      const expected = words.map((w) => MOONSHINE_WORDS[w - 1]).join(' ')
+      expect((res.json() as { text: string }).text.trim().toLowerCase()).toMatch(new RegExp(`^${expected}\\.?$`))
+    } finally {
+      await server.close()
     }
   })
 })
