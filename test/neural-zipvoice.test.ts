@@ -109,6 +109,12 @@ describe('ZipVoice zero-shot cloning through the runtime', () => {
     expect(res.audio.length).toBeGreaterThan(RATE / 2)
   })
 
+  it('a transcript the model cannot read is a 422 saying so', async () => {
+    const res = await speak({ text: 'Hello world.', references: [reference(300, '日本語')] }, 's1')
+    expect(res.status, res.body).toBe(422)
+    expect(res.body).toMatch(/reference transcript/)
+  })
+
   it('a reference without a transcript is a 422 naming the field', async () => {
     const res = await speak({ text: 'Hello world.', references: [reference(300, '  ')] }, 's1')
     expect(res.status, res.body).toBe(422)

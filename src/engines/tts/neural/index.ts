@@ -76,16 +76,20 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
         const model = await host.load(found.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
         let last: Float32Array | undefined
-        for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
-          const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
-          if (last) yield { samples: last, words: [] }
-          pieces.push(samples)
-          last = samples
+        try {
+          for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
+            const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
+            if (last) yield { samples: last, words: [] }
+            pieces.push(samples)
+            last = samples
+          }
+        } catch (err) {
+          // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.
+          // A clone's transcript is the likely cause, worth a 422; a plain voice's chunk (an emoji) is silence.
+          if (!(err instanceof SpeechError && err.code === 'engine_failed' && /produced no audio/.test(err.message))) throw err
+          if (reference) throw noAudio(found.pkg.id)
         }
-        if (pieces.length === 0 && reference) {
-          // The runtime logs why and returns nothing (e.g. no token of the transcript in the model's tables).
-          throw new SpeechError('engine_failed', `[neural] ${found.pkg.id} made no audio from this text and reference; check that the reference transcript is in a language the model speaks`)
-        }
+        if (pieces.length === 0 && reference) throw noAudio(found.pkg.id)
         // The runtime is done: the process takes the next call (the lookahead's next chunk) while this
         // call's last piece is levelled, encoded and sent, instead of idling until the consumer asks again.
         free()
@@ -102,6 +106,9 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
     },
   }
 }
+
+const noAudio = (model: string) => new SpeechError('unusable_input',
+  `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`)
 
 const concat = (parts: readonly Float32Array[]) => {
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
