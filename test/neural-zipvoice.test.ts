@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
+import { LiveClient } from './helpers/live.js'
 import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
@@ -101,6 +102,19 @@ describe('ZipVoice zero-shot cloning through the runtime', () => {
     const bare = await speak({ text: 'Hello world.', reference_id: ZIPVOICE })
     expect(bare.status).toBe(400)
     expect(bare.body).toMatch(/references/)
+  })
+
+  it('the live socket speaks as the clone of the references in its start request', async () => {
+    const c = await LiveClient.connect(await s.listen(), s.asAlice)
+    try {
+      const { finish, audio } = await c.speak({ format: 'pcm', sample_rate: RATE, normalize: false, reference_id: ZIPVOICE, references: [{ audio: toneWav(5000), text: 'parla hi.' }] }, 'Hello world.')
+      expect(finish).toEqual({ event: 'finish', reason: 'stop' })
+      const { text, voices } = said(pcm16(audio))
+      expect(text).toMatch(new RegExp(`^${PROMPT}${HELLO}`))
+      expect(voices).toEqual(new Set([1]))
+    } finally {
+      await c.close()
+    }
   })
 
   it('a request without references on the ZipVoice route is spoken by the default voice', async () => {
