@@ -6,9 +6,12 @@
  * Runtime alone: sherpa-onnx in this process, the prepared voice, `generateAsync` on the text (one thread).
  * End to end: a Parla server in a child process (one neural process, one thread), `POST /v1/tts` with the
  * voice, pcm at the model's rate, the same text. Both run one after the other, never at once.
+ * Besides wall time, the CPU time each side used (this process for the runtime; the server process and its
+ * neural host processes, from /proc, for end to end): on a machine shared with other work, wall time mostly
+ * measures the other work, while the CPU ratio is Parla's own cost.
  * Env: BENCH_RUNS (default 5), BENCH_LAYERS (dense layers per token, default 96).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -32,15 +35,34 @@ interface Tts { generateAsync(r: Record<string, unknown>): Promise<{ samples: Fl
 const sherpa = createRequire(import.meta.url)('sherpa-onnx-node') as { OfflineTts: { createAsync(c: unknown): Promise<Tts> } }
 const tts = await sherpa.OfflineTts.createAsync({ model: { ...config, numThreads: 1, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
 
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
+/** CPU ms used so far by `pid` and every process under it (utime + stime from /proc, in clock ticks of 10 ms). */
+async function treeCpuMs(pid: number): Promise<number> {
+  const stats = new Map<number, { ppid: number; ticks: number }>()
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (fields.length > 13) stats.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) })
+  }
+  const inTree = (p: number): boolean => p === pid || (stats.has(p) && p !== 1 && inTree(stats.get(p)!.ppid))
+  let ticks = 0
+  for (const [p, s] of stats) if (inTree(p)) ticks += s.ticks
+  return ticks * 10
+}
+
 const runtime = async (text: string) => {
   const t0 = performance.now()
+  const c0 = cpuMs()
   let first = 0
   const out = await tts.generateAsync({ text, sid: 0, speed: 1, onProgress: () => { first ||= performance.now() - t0; return 1 } })
-  return { total: performance.now() - t0, first, seconds: out.samples.length / RATE }
+  return { total: performance.now() - t0, first, seconds: out.samples.length / RATE, cpu: cpuMs() - c0 }
 }
 
 const server = await startBenchServer({ modelsDir, neuralProcesses: 1, neuralThreads: 1 })
 const endToEnd = async (text: string) => {
+  const c0 = await treeCpuMs(server.pid)
   const t0 = performance.now()
   const res = await fetch(new URL('/v1/tts', server.url), { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text, reference_id: 'neural-en-us-bench-low', format: 'pcm', sample_rate: RATE }) })
   if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
@@ -50,7 +72,8 @@ const endToEnd = async (text: string) => {
     first ||= performance.now() - t0
     bytes += chunk.length
   }
-  return { total: performance.now() - t0, first, seconds: bytes / 2 / RATE }
+  const total = performance.now() - t0
+  return { total, first, seconds: bytes / 2 / RATE, cpu: (await treeCpuMs(server.pid)) - c0 }
 }
 
 try {
@@ -67,7 +90,9 @@ try {
     }
     const rtTotal = median(rt.map((r) => r.total))
     const e2eTotal = median(e2e.map((r) => r.total))
-    console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms) | overhead ${(e2eTotal / rtTotal).toFixed(2)}`)
+    const rtCpu = median(rt.map((r) => r.cpu))
+    const e2eCpu = median(e2e.map((r) => r.cpu))
+    console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms) | overhead wall ${(e2eTotal / rtTotal).toFixed(2)}, CPU ${(e2eCpu / rtCpu).toFixed(2)}`)
   }
   console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 } finally {

@@ -47,9 +47,11 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   const decoder = find(/^decoder.*\.onnx$/)
   if (encoder && decoder && has('tokens.txt')) {
     const vocoder = find(/vocos.*\.onnx$|^vocoder.*\.onnx$/)
-    return { ...base, family: 'zipvoice', kind: 'tts', languages: ['en', 'zh'], speakers: ['default'], clones: true, runnable: vocoder !== undefined,
-      ...(vocoder === undefined && { note: 'ZipVoice needs a vocoder (vocos_24khz.onnx) in the folder' }),
-      prepare: async () => ({ zipvoice: { encoder: join(path, encoder), decoder: join(path, decoder), vocoder: join(path, vocoder!), tokens: join(path, 'tokens.txt'), dataDir: await dataDir(path, files, cache), ...(has('lexicon.txt') && { lexicon: join(path, 'lexicon.txt') }) } }) }
+    // The runtime ends its process when a ZipVoice model has no lexicon, so it must be there before loading.
+    const missing = vocoder === undefined ? 'a vocoder (vocos_24khz.onnx, from sherpa-onnx\'s vocoder-models release)' : has('lexicon.txt') ? undefined : 'lexicon.txt'
+    return { ...base, family: 'zipvoice', kind: 'tts', languages: ['en', 'zh'], speakers: ['default'], clones: true, runnable: missing === undefined,
+      ...(missing !== undefined && { note: `ZipVoice needs ${missing} in the folder` }),
+      prepare: async () => ({ zipvoice: { encoder: join(path, encoder), decoder: join(path, decoder), vocoder: join(path, vocoder!), tokens: join(path, 'tokens.txt'), lexicon: join(path, 'lexicon.txt'), dataDir: await dataDir(path, files, cache) } }) }
   }
   const onnx = find(/\.onnx$/)
   if (!onnx) return null

@@ -4,6 +4,9 @@ import { buildModel, FLOAT } from './onnx/graph.js'
 import { toneVitsModel } from './onnx/tone-vits.js'
 import { toneCtcModel } from './onnx/tone-ctc.js'
 import { kokoroVoices, STYLE_ROWS, STYLE_WIDTH, toneKokoroModel } from './onnx/tone-kokoro.js'
+import { zipvoiceDecoder, zipvoiceEncoder, zipvoiceVocoder } from './onnx/tone-zipvoice.js'
+import { whisperDecoder, whisperEncoder, whisperTokens } from './onnx/tone-whisper.js'
+import { moonshineDecoder, moonshineEncoder, moonshinePreprocess, moonshineTokens } from './onnx/tone-moonshine.js'
 
 /**
  * Synthetic model packages in the layouts their projects publish, for discovery, `parla models add` and the
@@ -71,13 +74,27 @@ export async function writeKokoroLayout(modelsDir: string, name: string, withEsp
   await writeFile(join(dir, 'tokens.txt'), tokensTxt())
 }
 
-/** A sherpa-onnx `sherpa-onnx-zipvoice-*` release: encoder, decoder, tokens, plus vocos vocoder. */
-export async function writeZipVoiceLayout(modelsDir: string, name: string): Promise<void> {
+/**
+ * The token table of the synthetic ZipVoice: space, punctuation and the letters eSpeak NG's en-us voice writes,
+ * one code point each (sherpa-onnx's ZipVoice front end looks each phoneme code point up), under the 100
+ * feature channels of tone-zipvoice.ts.
+ */
+export const ZIPVOICE_TOKENS = [' ', '!', "'", ',', '-', '.', '?', ...'abdefhijklmnoprstuvwxzæçðŋɐɑɒɔəɚɛɜɡɪɫɬɹɾʃʊʌʒʔʲθᵻˈˌː']
+
+/**
+ * A sherpa-onnx `sherpa-onnx-zipvoice-*` release with the synthetic encoder, decoder and Vocos vocoder of
+ * tone-zipvoice.ts: tokens.txt, lexicon.txt (one word, so the test sees the lexicon is read), and
+ * `vocos_24khz.onnx` as operators add it. `espeak-ng-data/` is left out: Parla supplies eSpeak NG's data.
+ */
+export async function writeZipVoiceLayout(modelsDir: string, name: string): Promise<string> {
   const dir = join(modelsDir, name)
   await mkdir(dir, { recursive: true })
-  for (const f of ['encoder.int8.onnx', 'decoder.int8.onnx', 'vocos_24khz.onnx']) await writeFile(join(dir, f), stub({ model_type: 'zipvoice' }))
-  await writeFile(join(dir, 'tokens.txt'), tokensTxt())
-  await writeFile(join(dir, 'lexicon.txt'), 'hello h ə l oʊ\n')
+  await writeFile(join(dir, 'encoder.int8.onnx'), zipvoiceEncoder())
+  await writeFile(join(dir, 'decoder.int8.onnx'), zipvoiceDecoder())
+  await writeFile(join(dir, 'vocos_24khz.onnx'), zipvoiceVocoder())
+  await writeFile(join(dir, 'tokens.txt'), ZIPVOICE_TOKENS.map((t, i) => `${t} ${i}`).join('\n') + '\n')
+  await writeFile(join(dir, 'lexicon.txt'), 'parla p ˈ ɑ ɹ l ə\n')
+  return dir
 }
 
 /** A sherpa-onnx `sherpa-onnx-whisper-tiny` release. */
@@ -96,6 +113,28 @@ export async function writeMoonshineLayout(modelsDir: string, name: string): Pro
   await mkdir(dir, { recursive: true })
   for (const f of ['preprocess.onnx', 'encode.int8.onnx', 'uncached_decode.int8.onnx', 'cached_decode.int8.onnx']) await writeFile(join(dir, f), stub({}))
   await writeFile(join(dir, 'tokens.txt'), 'a 0\n')
+}
+
+/** A sherpa-onnx `sherpa-onnx-whisper-tiny.en` release holding the synthetic Whisper of tone-whisper.ts. */
+export async function writeToneWhisper(modelsDir: string, name: string): Promise<string> {
+  const dir = join(modelsDir, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'tiny.en-encoder.int8.onnx'), whisperEncoder())
+  await writeFile(join(dir, 'tiny.en-decoder.int8.onnx'), whisperDecoder())
+  await writeFile(join(dir, 'tiny.en-tokens.txt'), whisperTokens())
+  return dir
+}
+
+/** A sherpa-onnx `sherpa-onnx-moonshine-tiny-en-int8` release holding the synthetic Moonshine of tone-moonshine.ts. */
+export async function writeToneMoonshine(modelsDir: string, name: string): Promise<string> {
+  const dir = join(modelsDir, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'preprocess.onnx'), moonshinePreprocess())
+  await writeFile(join(dir, 'encode.int8.onnx'), moonshineEncoder())
+  await writeFile(join(dir, 'uncached_decode.int8.onnx'), moonshineDecoder(false))
+  await writeFile(join(dir, 'cached_decode.int8.onnx'), moonshineDecoder(true))
+  await writeFile(join(dir, 'tokens.txt'), moonshineTokens())
+  return dir
 }
 
 /** A whisper.cpp `ggml-*.bin` file (magic `ggml` little-endian). */

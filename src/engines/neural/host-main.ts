@@ -52,7 +52,8 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       },
     }
     if (m.reference) {
-      request.generationConfig = { referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
+      // With a generation config the runtime reads speed (and sid) from it, not from the request.
+      request.generationConfig = { speed: m.speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
     }
     await tts.generateAsync(request)
     send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })

@@ -35,6 +35,11 @@ export interface TtsVoice {
    * `rms`), so the caller shifts pitch itself. Absent means `capabilities.pitch` applies.
    */
   readonly pitch?: boolean
+  /**
+   * `references`: this voice speaks only as a clone of `SynthesisRequest.references` (a ZipVoice model), while
+   * the engine's other voices may not clone. Absent means `capabilities.cloning` applies.
+   */
+  readonly cloning?: 'references'
 }
 
 export interface SamplingParams {

@@ -58,8 +58,10 @@ export interface VoiceResolverDeps {
  * `reference_id` wins over `references` for the same speaker (as in fish-speech).
  */
 export function createVoiceResolver(deps: VoiceResolverDeps) {
-  const specFor = async (id: string, principal: Principal, model: string, language: string, signal?: AbortSignal, aliased = false): Promise<Spec> => {
-    if (await deps.catalog.find(id)) return { modelId: id, builtin: id }
+  const specFor = async (id: string, principal: Principal, model: string, language: string, signal?: AbortSignal, aliased = false, references?: readonly ReferenceClip[]): Promise<Spec> => {
+    const builtin = await deps.catalog.find(id)
+    // A voice that speaks only as a clone (ZipVoice) named directly takes the request's references.
+    if (builtin) return { modelId: id, builtin: id, ...(builtin.voice.cloning === 'references' && references?.length && { references }) }
     const looked = await deps.lookupModel(id, principal)
     // One step only: an alias of an alias would not be what the setting says.
     const alias = looked || aliased ? undefined : deps.aliases?.resolve(id)
@@ -84,17 +86,20 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
   const defaultFor = async (model: string, language: string): Promise<string> => {
     const routed = deps.routes?.(model, language)
     if (!routed) return deps.catalog.defaultFor(language)
-    if (!(await deps.catalog.find(routed))) {
+    const found = await deps.catalog.find(routed)
+    if (!found) {
       throw new SpeechError('engine_failed', `ttsRoutes sends model '${model || '(none)'}' / language '${language}' to voice '${routed}', which is not installed; see 'parla models list' or GET /model`)
     }
-    return routed
+    // A route to a voice that speaks only as a clone (ZipVoice) serves requests with references; without
+    // them the language's default voice speaks.
+    return found.voice.cloning === 'references' ? deps.catalog.defaultFor(language) : routed
   }
 
   /** The voice `ttsRoutes` picks for this header and language, when its engine clones from references. */
   const clonerFor = async (model: string, language: string): Promise<string | undefined> => {
     const routed = deps.routes?.(model, language)
     const found = routed ? await deps.catalog.find(routed) : null
-    return found?.engine.capabilities.cloning === 'references' ? routed : undefined
+    return found && (found.voice.cloning ?? found.engine.capabilities.cloning) === 'references' ? routed : undefined
   }
 
   const render = async (spec: Spec | undefined, language: string, model: string): Promise<VoiceRender> => {
@@ -132,7 +137,7 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
     for (let s = 0; s < speakers; s++) {
       const id = params.referenceIds[s]
       const refs = params.references[s]
-      if (id) specs.push(await specFor(id, principal, params.model ?? '', needs[0]?.language ?? 'en', signal))
+      if (id) specs.push(await specFor(id, principal, params.model ?? '', needs[0]?.language ?? 'en', signal, false, refs))
       else if (refs && refs.length > 0) {
         // An engine that clones by itself (a fish-speech upstream, ZipVoice) takes the clips as they are.
         const cloner = await clonerFor(params.model ?? '', needs[0]?.language ?? 'en')

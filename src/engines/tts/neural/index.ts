@@ -6,6 +6,7 @@ import type { ModelPackage } from '../../../models/types.js'
 import { builtinVoices } from './voices.js'
 import { neuralSettings } from './settings.js'
 import { estimateWords } from './words.js'
+import { referencePrompt } from './prompt.js'
 import { ResourcePool } from '../pool.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
@@ -60,24 +61,43 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
       const loadConfig = await config.catch((err: unknown) => {
         throw new SpeechError('engine_failed', `[neural] model ${found.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
       })
+      // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
+      const reference = found.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
       const hosts = await getPool()
       const host = await hosts.acquire(signal, deadline)
+      let held = true
+      const free = () => {
+        if (!held) return
+        held = false
+        if (host.alive) hosts.release(host)
+        else hosts.discard(host)
+      }
       try {
         const model = await host.load(found.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
         let last: Float32Array | undefined
-        for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1 }, signal)) {
-          const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
-          if (last) yield { samples: last, words: [] }
-          pieces.push(samples)
-          last = samples
+        try {
+          for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
+            const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
+            if (last) yield { samples: last, words: [] }
+            pieces.push(samples)
+            last = samples
+          }
+        } catch (err) {
+          // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.
+          // A clone's transcript is the likely cause, worth a 422; a plain voice's chunk (an emoji) is silence.
+          if (!(err instanceof SpeechError && err.code === 'engine_failed' && /produced no audio/.test(err.message))) throw err
+          if (reference) throw noAudio(found.pkg.id)
         }
+        if (pieces.length === 0 && reference) throw noAudio(found.pkg.id)
+        // The runtime is done: the process takes the next call (the lookahead's next chunk) while this
+        // call's last piece is levelled, encoded and sent, instead of idling until the consumer asks again.
+        free()
         // Words are estimated over the whole call, so they travel with its last piece.
         const all = concat(pieces)
         yield { samples: last ?? new Float32Array(0), words: estimateWords(request.text, all, NEURAL_SAMPLE_RATE), final: true }
       } finally {
-        if (host.alive) hosts.release(host)
-        else hosts.discard(host)
+        free()
       }
     },
     async close() {
@@ -86,6 +106,9 @@ export async function createNeuralEngine(): Promise<TtsEngine> {
     },
   }
 }
+
+const noAudio = (model: string) => new SpeechError('unusable_input',
+  `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`)
 
 const concat = (parts: readonly Float32Array[]) => {
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0))

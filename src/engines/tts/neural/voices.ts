@@ -13,7 +13,8 @@ export function builtinVoices(packages: readonly ModelPackage[]): NeuralVoice[] 
       title: pkg.speakers.length > 1 ? `${pkg.id} (${name})` : pkg.id,
       languages: pkg.languages,
       gender: 'unknown' as const,
-      description: `${pkg.family} model from modelsDir${pkg.speakers.length > 1 ? `, speaker ${speaker} (${name})` : ''}`,
+      description: `${pkg.family} model from modelsDir${pkg.speakers.length > 1 ? `, speaker ${speaker} (${name})` : ''}${pkg.clones ? ', speaks as a clone of reference audio and its transcript' : ''}`,
+      ...(pkg.clones && { cloning: 'references' as const }),
     },
   })))
 }
