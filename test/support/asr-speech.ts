@@ -41,8 +41,6 @@ export const SENTENCES = [
 
 const VOICE = '(voice_cmu_us_slt_arctic_hts)'
 
-
-
 function runText2wave(text: string, outFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('text2wave', ['-eval', VOICE, '-o', outFile], { stdio: ['pipe', 'ignore', 'pipe'] })
