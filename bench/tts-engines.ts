@@ -53,7 +53,7 @@ async function abortMs(engine: TtsEngine, voice: string): Promise<number> {
 
 async function bench(id: string): Promise<void> {
   const voice = VOICE[id]!
-  let t0 = performance.now()
+  const t0 = performance.now()
   const engine = await (await loadTtsEngineFactory(id))({})
   const startMs = performance.now() - t0
   await firstChunkMs(engine, voice) // warm-up
@@ -62,7 +62,6 @@ async function bench(id: string): Promise<void> {
   const long = await longRun(engine, voice)
   const aborts: number[] = []
   for (let i = 0; i < 5; i++) aborts.push(await abortMs(engine, voice))
-  t0 = performance.now()
   await engine.close()
   const f = (n: number): string => n.toFixed(1)
   console.log(`\n${id} (voice ${voice}, ${engine.sampleRate} Hz, ${engine.capabilities.streaming} streaming)`)

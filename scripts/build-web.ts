@@ -10,7 +10,7 @@ import { build } from 'esbuild'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 export const WEB_DIST = join(ROOT, 'dist', 'web')
-const SOURCES = [join(ROOT, 'web'), join(ROOT, 'src', 'text', 'tag-table.ts'), fileURLToPath(import.meta.url)]
+const SOURCES = [join(ROOT, 'web'), join(ROOT, 'src', 'text', 'tag-table.ts'), join(ROOT, 'src', 'api', 'fish', 'model-form.ts'), fileURLToPath(import.meta.url)]
 
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256')

@@ -16,7 +16,7 @@ import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
 import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
-import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
+import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
 import { referenceClips } from './services/models/reference-clips.js'
 import type { AudioEncoder, AudioFormat } from './audio/types.js'
@@ -107,7 +107,6 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       throw err
     }
   }
-  configureNeural(neural)
   const speech = createTtsStack({
     config,
     lookupModel,

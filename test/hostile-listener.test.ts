@@ -32,7 +32,7 @@ describe('answers the listener gives before any route (raw sockets)', () => {
 
   it.each([
     ['a URL', (s: TestServer) => `GET /model?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.alice}\r\n\r\n`],
-    ['a header', (s: TestServer) => `GET /model HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
+    ['a header', (_s: TestServer) => `GET /model HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
   ])('%s over 16 KB is a shaped 431', async (_, request) => {
     expectShaped(await rawRequest(url, request(s)), 431, /over 16384 bytes/)
   })

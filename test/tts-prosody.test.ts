@@ -143,7 +143,7 @@ describe('voices', () => {
     for (const spy of spies) spy.mockRestore()
   })
 
-  it("a short phrase keeps the chosen voice even where statistics call it another language", async () => {
+  it('a short phrase keeps the chosen voice even where statistics call it another language', async () => {
     const flite = await s.deps.speech.engines.get('flite')
     const espeak = await s.deps.speech.engines.get('espeak-ng')
     const spies = [flite, espeak].map((e: TtsEngine) => vi.spyOn(e, 'synthesize'))

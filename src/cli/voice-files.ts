@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
+import type { ModelFormFields, VoiceModel } from '../api/fish/model-form.js'
 import { CliError, EXIT } from './exit.js'
+
+export type { VoiceModel }
 
 /** A file from disk for a multipart body; a missing file is a usage error naming it. */
 export async function fileBlob(path: string): Promise<{ blob: Blob; name: string }> {
@@ -10,30 +13,15 @@ export async function fileBlob(path: string): Promise<{ blob: Blob; name: string
   return { blob: new Blob([new Uint8Array(bytes)]), name: basename(path) }
 }
 
-export interface VoiceModel {
-  _id: string
-  title: string
-  description: string
-  state: string
-  state_reason?: string
-  visibility: string
-  tags: string[]
-  languages: string[]
-  created_at: string
-  author: { nickname: string }
-  samples: { title: string; text: string; audio: string }[]
-  quality: { audios: { filename: string; duration_ms: number; quality_passed: boolean; quality_reason: string }[] }
-}
-
-/** Fields shared by create and update, added to a multipart body when given. */
-export async function appendFields(form: FormData, options: { title?: string; description?: string; tags?: string; visibility?: string; cover?: string }): Promise<void> {
-  if (options.title !== undefined) form.append('title', options.title)
-  if (options.description !== undefined) form.append('description', options.description)
-  if (options.tags !== undefined) form.append('tags', options.tags)
-  if (options.visibility !== undefined) form.append('visibility', options.visibility)
-  if (options.cover !== undefined) {
-    const { blob, name } = await fileBlob(options.cover)
-    form.append('cover_image', blob, name)
+/** The fields shared by create and update, as the shared `/model` form takes them (the cover read from disk). */
+export async function formFields(options: { title?: string; description?: string; tags?: string; visibility?: string; cover?: string }): Promise<ModelFormFields> {
+  const { title, description, tags, visibility } = options
+  return {
+    ...(title !== undefined && { title }),
+    ...(description !== undefined && { description }),
+    ...(tags !== undefined && { tags }),
+    ...(visibility !== undefined && { visibility }),
+    ...(options.cover !== undefined && { cover: await fileBlob(options.cover) }),
   }
 }
 

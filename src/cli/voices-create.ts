@@ -3,7 +3,8 @@ import type { ParlaClient } from './client.js'
 import { addConnectionOptions, withConnection, type ConnectionOptions } from './connection.js'
 import { CliError, EXIT } from './exit.js'
 import { StatusLine } from './status-line.js'
-import { appendFields, fileBlob, printModel, type VoiceModel } from './voice-files.js'
+import { modelForm } from '../api/fish/model-form.js'
+import { fileBlob, formFields, printModel, type VoiceModel } from './voice-files.js'
 
 interface CreateOptions extends ConnectionOptions {
   title: string
@@ -38,13 +39,9 @@ async function create(client: ParlaClient, files: string[], options: CreateOptio
   if (options.texts && options.texts.length !== files.length) {
     throw new CliError(EXIT.usage, `got ${options.texts.length} --texts for ${files.length} file(s); give one transcript per file, in order`)
   }
-  const form = new FormData()
-  for (const path of files) {
-    const { blob, name } = await fileBlob(path)
-    form.append('voices', blob, name)
-  }
-  for (const text of options.texts ?? []) form.append('texts', text)
-  await appendFields(form, options)
+  const voices = []
+  for (const path of files) voices.push(await fileBlob(path))
+  const form = modelForm({ voices, texts: options.texts ?? [], ...(await formFields(options)) })
   let model = await client.json<VoiceModel>('/model', { method: 'POST', body: form })
   const status = new StatusLine(process.stderr)
   status.update(`created ${model._id}: ${model.state}`)

@@ -2,7 +2,8 @@ import type { Command } from 'commander'
 import type { ParlaClient } from './client.js'
 import { addConnectionOptions, withConnection, type ConnectionOptions } from './connection.js'
 import { EXIT_HELP } from './exit.js'
-import { appendFields, printModel, type VoiceModel } from './voice-files.js'
+import { modelForm } from '../api/fish/model-form.js'
+import { formFields, printModel, type VoiceModel } from './voice-files.js'
 import { registerVoiceCreate } from './voices-create.js'
 
 const EXAMPLES = `
@@ -60,8 +61,7 @@ export function registerVoiceCommands(program: Command): void {
     .option('--cover <image>', 'cover image file')
     .option('--json', 'print the updated model as JSON'))
     .action((modelId: string, options: EditOptions) => withConnection(options, async (client) => {
-      const form = new FormData()
-      await appendFields(form, options)
+      const form = modelForm(await formFields(options))
       await client.request(`/model/${id(modelId)}`, { method: 'PATCH', body: form })
       const model = await client.json<VoiceModel>(`/model/${id(modelId)}`)
       if (options.json) process.stdout.write(`${JSON.stringify(model, null, 2)}\n`)

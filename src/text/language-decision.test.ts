@@ -68,7 +68,7 @@ describe('language decision', () => {
     ["Bonjour tout le monde, il fait beau aujourd'hui et nous allons au parc.", 'fr'],
     ['Me gusta mucho la comida de mi abuela.', 'es'],
     ['Voy a la playa con mi hermano mañana.', 'es'],
-    ["Il a un chat noir et deux chiens.", 'fr'],
+    ['Il a un chat noir et deux chiens.', 'fr'],
     ['Привет, как дела?', 'ru'],
     ['今天天气很好', 'zh'],
   ])('still recognises "%s" as %s', (text, language) => {

@@ -14,6 +14,8 @@ import { allProperties, FUZZ_SERVER_SETTINGS } from './surfaces.js'
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000' }, seed: { type: 'string' }, only: { type: 'string' } } })
 const runs = Number(values.runs)
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed)
+/** Shutdown waits at most: live sockets' closing handshakes (30 s in ws) and training's 10 s, with room. */
+const CLOSE_LIMIT_MS = 60_000
 const s = await startTestServer(FUZZ_SERVER_SETTINGS)
 await s.listen()
 const began = performance.now()
@@ -41,5 +43,19 @@ if (open !== 0) failed = true
 const total = ((performance.now() - began) / 1000).toFixed(0)
 process.stdout.write(`\n${cases} cases, seed ${seed}, ${total} s; stored afterwards: ${models} models, ${blobs} blobs; open connections: ${open}; ${failed ? 'FAILURES' : 'no failures'}\n`)
 process.stdout.write(`| ${new Date().toISOString().slice(0, 10)} | \`npm run fuzz -- --runs ${runs} --seed ${seed}\` | ${cases} | ${total} s | ${failed ? 'failures' : 'none'} | ${loadavg().map((l) => l.toFixed(2)).join(' ')} |\n`)
-await s.close()
+await closeWithin(CLOSE_LIMIT_MS)
 process.exit(failed ? 1 : 0)
+
+/**
+ * Closes the server, or says what is still open once `ms` have passed and exits 1: a run that printed its
+ * summary must end (a shutdown that hangs is itself a finding, reported rather than waited on forever).
+ */
+async function closeWithin(ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)))
+  const outcome = await Promise.race([s.close().then(() => 'closed' as const), late])
+  clearTimeout(timer)
+  if (outcome === 'closed') return
+  process.stderr.write(`server shutdown did not finish within ${ms / 1000} s; still active: ${process.getActiveResourcesInfo().join(', ')}\n`)
+  process.exit(1)
+}

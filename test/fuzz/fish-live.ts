@@ -38,7 +38,7 @@ async function session(s: TestServer, frames: readonly Frame[]): Promise<void> {
   const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/v1/tts/live`, { headers: s.asAlice })
   const received: { data: Buffer; binary: boolean }[] = []
   let closed: number | undefined
-  let last = performance.now()
+  let last: number
   ws.on('message', (data: Buffer, binary) => {
     received.push({ data, binary })
     last = performance.now()

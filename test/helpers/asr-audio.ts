@@ -8,38 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { AudioBuffer } from '../../src/audio/types.js'
-import { parseWav, soundBounds } from '../support/asr-speech.js'
+import { parseWav, SENTENCES, soundBounds, twoAtATime } from '../support/asr-speech.js'
 import type { TestServer } from './app.js'
 
 const run = promisify(execFile)
 
-/** Everyday sentences (pooled WER is measured over these). */
-export const SENTENCES = [
-  'The train to the city leaves every morning at eight.',
-  'Please remember to buy milk and bread on your way home.',
-  'My brother works at a small hospital near the river.',
-  'We are going to visit our friends next weekend.',
-  'The children played in the park until it got dark.',
-  'Can you tell me where the nearest post office is?',
-  'She opened the window because the room was too warm.',
-  'It has been raining all day and the streets are wet.',
-  'I would like a cup of coffee with a little sugar.',
-  "The meeting has been moved to three o'clock on Friday.",
-  'He forgot his keys and had to wait outside the door.',
-  'Our neighbors have a large dog that barks at night.',
-  'The store on the corner sells fresh fruit and vegetables.',
-  'They watched a funny movie and laughed the whole time.',
-  'Turn left at the next street and drive for two miles.',
-  'The teacher asked the students to read the first chapter.',
-  'We need to finish this report before the end of the week.',
-  'My phone battery is almost empty so I will call you later.',
-  'The weather should be sunny and warm tomorrow afternoon.',
-  'She has lived in the same house for twenty years.',
-  'Dinner will be ready in about fifteen minutes.',
-  'The bus was late again this morning because of the traffic.',
-  'He likes to read the newspaper while he eats breakfast.',
-  'Please close the door quietly when you leave the office.',
-] as const
+export { SENTENCES }
 
 /** One sentence through `POST /v1/tts` (default voice: festival), as 16-bit WAV at `sampleRate`. */
 export async function ttsSpeech(s: TestServer, text: string, sampleRate = 16_000): Promise<AudioBuffer> {
@@ -58,17 +32,8 @@ export async function ttsSpeech(s: TestServer, text: string, sampleRate = 16_000
 }
 
 /** Every sentence, two at a time (festival runs one process per core). */
-export async function ttsAll(s: TestServer, texts: readonly string[], sampleRate = 16_000): Promise<AudioBuffer[]> {
-  const out: AudioBuffer[] = new Array(texts.length)
-  let next = 0
-  const lane = async () => {
-    while (next < texts.length) {
-      const i = next++
-      out[i] = await ttsSpeech(s, texts[i]!, sampleRate)
-    }
-  }
-  await Promise.all([lane(), lane()])
-  return out
+export function ttsAll(s: TestServer, texts: readonly string[], sampleRate = 16_000): Promise<AudioBuffer[]> {
+  return twoAtATime(texts, (text) => ttsSpeech(s, text, sampleRate))
 }
 
 export interface Arranged {

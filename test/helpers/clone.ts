@@ -21,8 +21,21 @@ export function shiftedReference(semitones: number, timeRatio: number, passage: 
   return shiftedSpeech(semitones, timeRatio, PASSAGES[passage])
 }
 
-/** The same reference speaker (slt shifted) saying any text. */
-export async function shiftedSpeech(semitones: number, timeRatio: number, text: string): Promise<Reference> {
+const shifted = new Map<string, Promise<Reference>>()
+
+/** The same reference speaker (slt shifted) saying any text; made once per test file (Rubber Band is slow). */
+export function shiftedSpeech(semitones: number, timeRatio: number, text: string): Promise<Reference> {
+  const key = JSON.stringify([semitones, timeRatio, text])
+  let made = shifted.get(key)
+  if (!made) {
+    made = shift(semitones, timeRatio, text)
+    made.catch(() => shifted.delete(key))
+    shifted.set(key, made)
+  }
+  return made
+}
+
+async function shift(semitones: number, timeRatio: number, text: string): Promise<Reference> {
   const slt = await speech(text)
   const shifted = await stretchAndShift(slt.samples, slt.sampleRate, { pitchScale: 2 ** (semitones / 12), timeRatio })
   const samples = resampleAll(shifted, slt.sampleRate, 16000)

@@ -143,7 +143,6 @@ export async function writeGgml(modelsDir: string, name = 'ggml-base.en.bin'): P
   await writeFile(join(modelsDir, name), Buffer.from([0x6c, 0x6d, 0x67, 0x67, 0, 0, 0, 0]))
 }
 
-
 /** Words the tone CTC model says: token k (1..8) is the k-th word. */
 export const CTC_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']
 

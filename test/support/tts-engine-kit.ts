@@ -113,7 +113,6 @@ export function expectPausesBetweenWords(c: Collected, sampleRate: number): numb
   return pauses.length
 }
 
-
 /** Median F0 in Hz over voiced 40 ms frames (normalized autocorrelation). */
 export function medianF0(samples: Float32Array, sampleRate: number): number {
   const frame = Math.round(sampleRate * 0.04)

@@ -77,15 +77,4 @@ export async function blobUrl(path: string): Promise<string> {
   return URL.createObjectURL(await (await api(path)).blob())
 }
 
-export interface VoiceModel {
-  _id: string
-  title: string
-  description: string
-  state: string
-  state_reason?: string
-  visibility: string
-  tags: string[]
-  cover_image: string
-  samples: { title: string; text: string; audio: string }[]
-  quality: { audios: { filename: string; duration_ms: number; quality_passed: boolean; quality_reason: string }[] }
-}
+export type { VoiceModel } from '../../src/api/fish/model-form.js'

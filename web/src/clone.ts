@@ -1,5 +1,6 @@
 // The Clone panel: a reference (uploaded or recorded) with its transcript; speak with it at once through
 // `references`, or save it as a voice model and follow its training and quality report.
+import { modelForm } from '../../src/api/fish/model-form.js'
 import { api, getJson, PlaygroundError, type VoiceModel } from './api.js'
 import { recordButton } from './recorder.js'
 import { SpeechView } from './speech-view.js'
@@ -37,11 +38,7 @@ async function save(): Promise<void> {
   const { file, transcript } = needReference()
   const title = $<HTMLInputElement>('clone-title').value.trim()
   if (!title) throw new PlaygroundError(0, 'Give the voice a title in "Title" before saving it.')
-  const form = new FormData()
-  form.append('title', title)
-  form.append('voices', file, file.name)
-  form.append('texts', transcript)
-  form.append('visibility', 'private')
+  const form = modelForm({ title, voices: [{ blob: file, name: file.name }], texts: [transcript], visibility: 'private' })
   const state = $('clone-state')
   state.textContent = 'Uploading…'
   let model = (await (await api('/model', { method: 'POST', body: form })).json()) as VoiceModel

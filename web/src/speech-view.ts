@@ -107,7 +107,7 @@ export class SpeechView {
     const same = words.length === this.timed.length && words.every((w, i) => w.text === this.timed[i]!.text)
     this.timed = words
     if (same) return
-    this.spans = words.map((w, i) => el('span', { className: 'word', textContent: w.text, title: `${w.start.toFixed(2)} s` }))
+    this.spans = words.map((w) => el('span', { className: 'word', textContent: w.text, title: `${w.start.toFixed(2)} s` }))
     this.spans.forEach((s, i) => (s.dataset.i = String(i)))
     this.words.replaceChildren(...this.spans.flatMap((s) => [s, ' ']))
   }

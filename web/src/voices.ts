@@ -1,4 +1,5 @@
 // The Voices panel: the account's own voice models (the ones its key may change): edit and delete.
+import { modelForm } from '../../src/api/fish/model-form.js'
 import { api, blobUrl, getJson, type VoiceModel } from './api.js'
 import { $, el, guard } from './ui.js'
 import { loadVoices } from './voice-picker.js'
@@ -40,13 +41,14 @@ function editForm(model: VoiceModel, item: HTMLElement): HTMLFormElement {
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     void guard(async () => {
-      const body = new FormData()
-      body.append('title', title.value)
-      body.append('description', description.value)
-      body.append('visibility', visibility.value)
-      body.append('tags', tags.value.split(',').map((t) => t.trim()).filter(Boolean).join(','))
       const image = cover.files?.[0]
-      if (image) body.append('cover_image', image, image.name)
+      const body = modelForm({
+        title: title.value,
+        description: description.value,
+        visibility: visibility.value,
+        tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean).join(','),
+        ...(image && { cover: { blob: image, name: image.name } }),
+      })
       await api(`/model/${encodeURIComponent(model._id)}`, { method: 'PATCH', body })
       await refresh()
       void loadVoices().catch(() => undefined)

@@ -6,6 +6,7 @@ import { toTtsParams } from './tts-params.js'
 import { nothingToSpeak, type PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { sseEvents } from './sse.js'
+import { encodedAudio } from '../../services/tts/encoded-audio.js'
 import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
 
 const ENGINE_NOTE =
@@ -35,7 +36,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
     languageHeaders(reply, speech)
-    return sendStream(reply, speech.encoder.contentType, audioBytes(speech, signal), signal)
+    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal), signal)
   })
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
@@ -58,18 +59,6 @@ function languageHeaders(reply: FastifyReply, speech: PreparedSpeech): void {
     if (!seen.has(d.language)) seen.set(d.language, `${d.language}; confidence=${d.confidence.toFixed(2)}; reason=${d.reason}`)
   }
   if (seen.size > 0) void reply.header('x-parla-language', [...seen.values()].join(', '))
-}
-
-/** Encoded audio of the whole request, as bytes become available. */
-export async function* audioBytes(speech: PreparedSpeech, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-  const session = speech.newEncoderSession()
-  for await (const event of speech.render(signal)) {
-    if (event.type !== 'audio') continue
-    const bytes = session.push(event.samples)
-    if (bytes.length > 0) yield bytes
-  }
-  const last = session.end()
-  if (last.length > 0) yield last
 }
 
 /**

@@ -1,50 +1,7 @@
 import type { PreparedSpeech } from '../../services/tts/service.js'
 import { isAbortError, toSpeechError } from '../../errors.js'
 import { openAiErrorBody } from '../openai-error-wire.js'
-
-/**
- * Encoded audio of a prepared request as it is produced. In-process encoders return bytes from `push`;
- * encoders in a child process (aac, flac) are fed by a pump while their `output` is read, so bytes leave as
- * the child writes them. When the consumer stops (client gone), rendering stops and the child is killed.
- */
-export async function* encodedAudio(speech: PreparedSpeech, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-  const session = speech.newEncoderSession()
-  const output = session.output
-  if (!output) {
-    for await (const event of speech.render(signal)) {
-      if (event.type !== 'audio') continue
-      const bytes = session.push(event.samples)
-      if (bytes.length > 0) yield bytes
-    }
-    const last = session.end()
-    if (last.length > 0) yield last
-    return
-  }
-  const stop = new AbortController()
-  let failure: unknown
-  const pump = (async () => {
-    try {
-      for await (const event of speech.render(AbortSignal.any([signal, stop.signal]))) {
-        if (event.type === 'audio') session.push(event.samples)
-      }
-    } catch (err) {
-      failure = err
-    } finally {
-      session.end()
-    }
-  })()
-  try {
-    for await (const bytes of output) {
-      if (failure) throw failure
-      yield bytes
-    }
-    await pump
-    if (failure) throw failure
-  } finally {
-    stop.abort()
-    await pump
-  }
-}
+import { encodedAudio } from '../../services/tts/encoded-audio.js'
 
 export interface SpeechUsage {
   input_tokens: number

@@ -8,7 +8,8 @@ import { clientSignal } from '../client-signal.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
 import { routeModel } from './model-routing.js'
-import { encodedAudio, speechEvents } from './speech-stream.js'
+import { encodedAudio } from '../../services/tts/encoded-audio.js'
+import { speechEvents } from './speech-stream.js'
 import type { VoicePicker } from './voices.js'
 
 /** A string enum (one `enum` keyword, so a wrong value is reported as "must be one of: …"). */

@@ -64,7 +64,7 @@ function costAt(
   const ppo = reference.pointsPerOctave
   const shift = ppo * Math.log2(scale)
   const n = Math.min(reference.envelopeDb.length, base.envelopeDb.length)
-    const diff: number[] = []
+  const diff: number[] = []
   for (let k = 0; k < n; k++) {
     const hz = reference.minHz * 2 ** (k / ppo)
     if (hz < lowHz || hz > highHz) continue

@@ -49,7 +49,7 @@ export function createYin(sampleRate: number, threshold = 0.15): YinDetector {
     // Parabolic refinement around the minimum.
     const x0 = tau - 1
     const x2 = tau + 1 < half ? tau + 1 : tau
-    let better = tau
+    let better: number
     if (x2 === tau) better = cmnd(tau) <= cmnd(x0) ? tau : x0
     else {
       const s0 = x0 >= 2 ? cmnd(x0) : 1

@@ -1,14 +1,16 @@
 import { cpus } from 'node:os'
+import { resolve } from 'node:path'
 import type { Config } from '../../config/schema.js'
 import { SpeechError } from '../../errors.js'
+import { neuralSettingsFrom } from './neural/settings.js'
 import type { TtsEngineFactory, TtsEngineOptions } from './types.js'
 
 /** One engine: how to load it, and which settings it takes from the config. */
 export interface TtsEngineEntry {
   /** Imports the engine's folder; called only when the engine is first used. */
   load(): Promise<TtsEngineFactory>
-  /** The engine's own settings from the config (default: none). */
-  options?(config: Config): Omit<TtsEngineOptions, 'logger'>
+  /** The engine's own settings from the config (default: none), passed to its factory with the logger. */
+  options?(config: Config): Omit<TtsEngineOptions, 'logger'> & Readonly<Record<string, unknown>>
 }
 
 /** Engine id → entry. `createDeps` takes another one in tests (`DepsOverrides.ttsEngines`). */
@@ -26,8 +28,14 @@ export const TTS_ENGINES: TtsEngineRegistry = {
   },
   flite: { load: async () => (await import('./flite/index.js')).createFliteEngine },
   'espeak-ng': { load: async () => (await import('./espeak-ng/index.js')).createEspeakEngine },
-  neural: { load: async () => (await import('./neural/index.js')).createNeuralEngine },
-  upstream: { load: async () => (await import('./upstream/index.js')).createUpstreamEngine },
+  neural: {
+    load: async () => (await import('./neural/index.js')).createNeuralEngine,
+    options: (config) => ({ neural: neuralSettingsFrom(config, resolve(config.dataDir)) }),
+  },
+  upstream: {
+    load: async () => (await import('./upstream/index.js')).createUpstreamEngine,
+    options: (config) => ({ neural: neuralSettingsFrom(config, resolve(config.dataDir)) }),
+  },
 }
 
 export function ttsEngineIds(registry: TtsEngineRegistry = TTS_ENGINES): string[] {

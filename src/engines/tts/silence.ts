@@ -73,7 +73,6 @@ export class StreamTrimmer {
   #dropped = 0
   #lead = new Float32Array(0)
   #held: Float32Array[] = []
-  #heldLength = 0
 
   constructor(sampleRate: number, maxLead: number, maxTrail: number) {
     this.#rate = sampleRate
@@ -104,12 +103,10 @@ export class StreamTrimmer {
     const last = lastLoud(samples)
     if (last < 0) {
       this.#held.push(samples.slice())
-      this.#heldLength += samples.length
       return new Float32Array(0)
     }
     const out = concatSamples([...this.#held, samples.subarray(0, last + 1)])
     this.#held = [samples.slice(last + 1)]
-    this.#heldLength = samples.length - last - 1
     return out
   }
 
@@ -118,7 +115,6 @@ export class StreamTrimmer {
     if (!this.#started) return new Float32Array(0)
     const held = concatSamples(this.#held)
     this.#held = []
-    this.#heldLength = 0
     if (held.length <= this.#maxTrail) return held
     const out = held.slice(0, this.#maxTrail)
     fadeOut(out, this.#rate)

@@ -252,4 +252,3 @@ async function processPiece(piece: SynthesisChunk, rate: number, plan: Controls,
   return stretch(piece.samples, rate, { ...plan.dsp, ...(signal && { signal }) })
 }
 
-

@@ -21,7 +21,6 @@ interface Pending {
 const START_TIMEOUT_MS = 20_000
 const INSTALL_HINT = 'install the Debian packages festival and festvox-us-slt-hts'
 
-
 /**
  * festival's Lisp heap, in cells. The default (10 M) is touched in full at start: 325 MB resident per process,
  * one process per core. 3 M is 128 MB. Measured with the slt voice, a 1 M heap still speaks the worst

@@ -84,7 +84,7 @@ export class FliteInstance {
       const code = err instanceof WasiExit ? err.code : undefined
       if (code === 0) return { stdout: wasi.stdout(), file: (path) => wasi.file(path) }
       const why = code === undefined ? String(err instanceof Error ? err.message : err) : `exited with ${code}`
-      throw new Error(`flite ${why}: ${wasi.stderr().trim().slice(0, 300)}`)
+      throw new Error(`flite ${why}: ${wasi.stderr().trim().slice(0, 300)}`, { cause: err })
     }
     return { stdout: wasi.stdout(), file: (path) => wasi.file(path) }
   }

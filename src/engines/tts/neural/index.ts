@@ -4,7 +4,7 @@ import { NeuralHost } from '../../neural/host.js'
 import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
 import { builtinVoices } from './voices.js'
-import { neuralSettings } from './settings.js'
+import { NO_NEURAL, type NeuralEngineOptions } from './settings.js'
 import { estimateWords } from './words.js'
 import { referencePrompt } from './prompt.js'
 import { ResourcePool } from '../pool.js'
@@ -18,8 +18,8 @@ export const NEURAL_SAMPLE_RATE = 24_000
  * speaker of each package is a voice. Processes start on the first synthesis, so a server with no neural
  * voices, or one that never uses them, runs none.
  */
-export async function createNeuralEngine(): Promise<TtsEngine> {
-  const settings = neuralSettings()
+export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
+  const settings = options.neural ?? NO_NEURAL
   const { packages } = settings.modelsDir ? await discoverModels(settings.modelsDir) : { packages: [] }
   const voices = builtinVoices(packages.filter((p) => p.kind === 'tts' && p.runnable))
   const byId = new Map(voices.map((v) => [v.voice.id, v]))

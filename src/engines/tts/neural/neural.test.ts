@@ -6,7 +6,6 @@ import { writePiperVoice } from '../../../../test/support/neural-models.js'
 import { collect, expectWords, HOSTILE_TEXT, LONG_TEXT, SENTENCE, SENTENCE_WORDS } from '../../../../test/support/tts-engine-kit.js'
 import type { TtsEngine } from '../types.js'
 import { createNeuralEngine, NEURAL_SAMPLE_RATE } from './index.js'
-import { configureNeural } from './settings.js'
 
 /** The neural engine on synthetic Piper voices through the real runtime: the engine contract, hostile input, broken models. */
 let dir: string
@@ -18,8 +17,7 @@ beforeAll(async () => {
   await writePiperVoice(dir, 'en_US-broken-low')
   // A voice whose model file is not ONNX: the runtime refuses it (or its process dies); the engine must say so.
   await writeFile(join(dir, 'en_US-broken-low', 'en_US-broken-low.onnx'), Buffer.from('not an onnx model at all'))
-  configureNeural({ modelsDir: dir, processes: 1, threads: 1 })
-  engine = await createNeuralEngine()
+  engine = await createNeuralEngine({ neural: { modelsDir: dir, processes: 1, threads: 1 } })
 })
 
 afterAll(async () => {

@@ -1,9 +1,8 @@
 import { join } from 'node:path'
 import type { Config } from '../../../config/schema.js'
-/**
- * What the neural and upstream engines read from the config. The engine registry's factories take only a process count,
- * so the app sets these once at startup (deps.ts) before the engine starts.
- */
+import type { TtsEngineOptions } from '../types.js'
+
+/** What the neural and upstream engines read from the config (their registry entries' `options`). */
 export interface NeuralSettings {
   /** Folder of model packages (docs/models.md); empty: no neural voices. */
   readonly modelsDir: string
@@ -30,13 +29,12 @@ export interface UpstreamSettings {
   readonly retries: number
 }
 
-let current: NeuralSettings = { modelsDir: '', processes: 1, threads: 1 }
-
-export function configureNeural(settings: NeuralSettings): void {
-  current = settings
+/** The neural and upstream engines' factory options; without `neural`, there are no models and no upstream. */
+export interface NeuralEngineOptions extends TtsEngineOptions {
+  readonly neural?: NeuralSettings
 }
 
-export const neuralSettings = (): NeuralSettings => current
+export const NO_NEURAL: NeuralSettings = { modelsDir: '', processes: 1, threads: 1 }
 
 const list = (s: string) => s.split(',').map((v) => v.trim()).filter(Boolean)
 

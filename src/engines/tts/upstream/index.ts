@@ -1,6 +1,6 @@
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
-import { neuralSettings, type UpstreamSettings } from '../neural/settings.js'
+import type { NeuralEngineOptions, UpstreamSettings } from '../neural/settings.js'
 import { estimateWords } from '../neural/words.js'
 import type { SynthesisRequest, TtsEngine, TtsVoice } from '../types.js'
 import { WavStreamReader } from './wav-stream.js'
@@ -12,8 +12,8 @@ import { WavStreamReader } from './wav-stream.js'
  * live socket, limits). Failures before the first byte are retried; an abort closes the connection, which
  * is how the upstream learns to stop.
  */
-export async function createUpstreamEngine(): Promise<TtsEngine> {
-  const settings = neuralSettings().upstream
+export async function createUpstreamEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
+  const settings = options.neural?.upstream
   const voices: TtsVoice[] = settings ? settings.voices.map((id) => ({
     id,
     title: id === 'default' ? `upstream ${new URL(settings.url).host}` : `${id} (upstream)`,
