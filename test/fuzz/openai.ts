@@ -5,9 +5,8 @@
  * must be OpenAI's `{error: {message, type, param, code}}`; a 200 must carry what was asked.
  */
 import fc from 'fast-check'
-import type { TestServer } from '../helpers/app.js'
 import { multipart, voiceSamples, wavBytes } from '../helpers/voice-audio.js'
-import { field, hostileBytes, hostileNumber, hostileString, hostileValue } from './arbitraries.js'
+import { hostileBytes, hostileNumber, hostileString, hostileValue } from './arbitraries.js'
 import { sampleFiles, upload, type Upload } from './fish-uploads.js'
 import { check, checkFishAnswer, checkOpenAiAnswer, checkOpenAiError, storedState, Violation } from './invariants.js'
 import { percentEncode, type FuzzProperty } from './property.js'
@@ -53,8 +52,10 @@ function checkSpeechEvents(body: string): void {
     const last = i === events.length - 1
     if (e.type === 'speech.audio.delta') check(!last && typeof e.audio === 'string' && e.audio !== '', 'a delta without audio, or last', e)
     else if (e.type === 'speech.audio.done') check(last && typeof e.usage === 'object', 'done not last or without usage', e)
-    else if (e.type === 'error') check(last, 'an error event that is not last', e), checkOpenAiError(e, 'SSE error event')
-    else throw new Violation(`an SSE event of type ${String(e.type)}`)
+    else if (e.type === 'error') {
+      check(last, 'an error event that is not last', e)
+      checkOpenAiError(e, 'SSE error event')
+    } else throw new Violation(`an SSE event of type ${String(e.type)}`)
   })
 }
 

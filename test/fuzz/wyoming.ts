@@ -155,7 +155,7 @@ async function session(w: WyomingServer, frames: readonly Buffer[], split: numbe
   socket.on('error', () => {})
   const chunks: Buffer[] = []
   let closedByServer = false
-  let last = performance.now()
+  let last: number
   socket.on('data', (c: Buffer) => (chunks.push(c), (last = performance.now())))
   socket.on('end', () => (closedByServer = true))
   // Frames go out in pieces that cut across event boundaries, as TCP may deliver them.
