@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js'
 import { invalidField } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { clientSignal } from '../client-signal.js'
+import { admitStream, admitted } from '../admitted-stream.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
 import { routeModel } from './model-routing.js'
@@ -55,10 +56,11 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     })
     const signal = clientSignal(reply)
     const speech = await deps.tts.prepare(params, request.principal, signal)
+    const ticket = await admitStream(deps, reply, 'openai', signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)
+      return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, speechEvents(speech, body.input, signal)), signal)
     }
-    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal), signal)
+    return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
   })
 }

@@ -42,6 +42,8 @@ export interface RenderOptions {
    * order; default now. A live socket whose client still has audio to play passes a later time.
    */
   readonly dueAt?: number
+  /** An engine spoke `seconds` of audio (the admission control's cost estimate). */
+  readonly onAudio?: (engineId: string, seconds: number) => void
 }
 
 /**
@@ -131,6 +133,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
         const pieceEngineStart = engineSeconds
         const pieceStart = processedSeconds
         engineSeconds += piece.samples.length / rate
+        options.onAudio?.(engine.id, piece.samples.length / rate)
         processedSeconds += (samples?.length ?? 0) / rate
         const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : 1
         const whole = engine.capabilities.streaming === 'utterance'

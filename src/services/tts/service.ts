@@ -45,6 +45,8 @@ export interface TtsServiceDeps {
   readonly stretchStream?: StretchStreamFactory
   /** Encoders replacing the built-in ones, by format (tests). */
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
+  /** An engine spoke `seconds` of audio for a request (see `RenderOptions.onAudio`). */
+  readonly onAudio?: (engineId: string, seconds: number) => void
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
@@ -88,6 +90,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
             ...(dueAt !== undefined && { dueAt }),
+            ...(deps.onAudio && { onAudio: deps.onAudio }),
           }),
       }
     },
