@@ -94,6 +94,7 @@ export class LiveSocket {
   private constructor(ws: WebSocket) {
     this.ws = ws
     ws.on('message', (data: Buffer) => this.listener?.(decode(data) as never))
+    ws.on('close', () => this.listener?.({ event: 'closed' }))
   }
 
   static open(url: string, key: string): Promise<LiveSocket> {
@@ -111,12 +112,12 @@ export class LiveSocket {
     const done = new Promise<Outcome>((resolve) => {
       this.listener = (frame) => {
         if (frame.event === 'audio') playback.add(frame.audio!.length)
+        else if (frame.event === 'closed') resolve({ kind: 'failed', surface: 'live', status: 0, detail: 'socket closed' })
         else if (frame.event !== 'finish') return
         else if (frame.reason === 'stop') resolve({ kind: 'served', surface: 'live', firstAudioMs: playback.firstAt - flushedAt, audioSec: playback.seconds, lateMs: playback.lateMs })
         else if (/at capacity/.test(frame.message ?? '')) resolve({ kind: 'rejected', surface: 'live', status: 503, retryAfter: /retry in (\d+) s/.exec(frame.message!)?.[1], rejectMs: performance.now() - flushedAt })
         else resolve({ kind: 'failed', surface: 'live', status: 0, detail: frame.message ?? 'finish error' })
       }
-      this.ws.once('close', () => resolve({ kind: 'failed', surface: 'live', status: 0, detail: 'socket closed' }))
     })
     this.send({ event: 'start', request: { ...ttsBody(''), text: '' } })
     for (const [i, word] of text.split(' ').entries()) {

@@ -28,6 +28,7 @@ import { availableParallelism } from 'node:os'
 import { createAdmission, type Admission } from './services/admission/admission.js'
 import { createEngineCost } from './services/admission/engine-cost.js'
 import { admissionLimits } from './services/admission/limits.js'
+import { createOverloadShare } from './services/admission/overload.js'
 import { createMetrics, type Metrics } from './services/metrics/metrics.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
@@ -160,12 +161,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
 function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<typeof createEngineCost>, engines: () => ReturnType<TtsStack['engines']['started']>) {
   const settings = { maxStreams: config.maxStreams, maxStartingStreams: config.maxStartingStreams, cores: availableParallelism() }
   let metrics: Metrics | undefined
+  const overload = createOverloadShare()
   const admission = createAdmission({
-    limits: () => admissionLimits(settings, cost.perAudioSec()),
+    limits: () => admissionLimits(settings, cost.perAudioSec(), overload.share()),
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
     onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
+    onFellBehind: (surface) => {
+      overload.fellBehind()
+      metrics?.streamsBehind.inc({ surface })
+    },
   })
   metrics = createMetrics({
     engines,

@@ -11,9 +11,7 @@ const SECONDS = 8
 
 let s: TestServer
 beforeAll(async () => {
-  // What is tested is the engine's stability under load, not admission control (test/admission.test.ts),
-  // which on a busy machine would rightly turn some of these 32 clients away.
-  s = await startTestServer({ maxStreams: CLIENTS, maxStartingStreams: CLIENTS })
+  s = await startTestServer()
   await s.listen()
 })
 afterAll(() => s.close())

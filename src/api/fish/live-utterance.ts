@@ -20,6 +20,8 @@ const SPLIT_BELOW_LEAD_SEC = 0.3
 const MIN_FRAME_BYTES = 1026
 /** Text kept for language detection. */
 const HEARD_CHARS = 400
+/** A unit's first audio this late after its client ran out of audio is a stall the node is told about. */
+const STALL_MS = 50
 /** A socket keeps its admission place this long after its client has played everything (the next reply's tokens). */
 const HOLD_AFTER_PLAYED_SEC = 1
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -143,10 +145,14 @@ export class Utterance {
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
-        const dueAt = performance.now() + Math.max(0, this.leadSec()) * 1000
+        const lead = this.leadSec()
+        const dueAt = performance.now() + Math.max(0, lead) * 1000
         let first = true
         for await (const event of speech.render(this.signal, dueAt)) {
           if (event.type !== 'audio') continue
+          // The client still had audio when this unit was taken up, and ran out before it came: the node is
+          // slower than real time (admission control then admits fewer streams for a while).
+          if (first && lead > 0 && performance.now() > dueAt + STALL_MS) this.ctx.admission.fellBehind('live')
           const samples = first ? this.withPause(event.samples, speech.outputRate) : event.samples
           first = false
           await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate)

@@ -77,3 +77,24 @@ describe('admission limits', () => {
     expect(admissionLimits({ ...auto, maxStartingStreams: 2 }, undefined)).toEqual({ streams: 32, starting: 2 })
   })
 })
+
+describe('overload share', () => {
+  it('cuts the automatic limits when a stream falls behind (once a second at most), and regains them slowly', async () => {
+    const { createOverloadShare } = await import('./overload.js')
+    let now = 0
+    const overload = createOverloadShare(() => now)
+    expect(overload.share()).toBe(1)
+    overload.fellBehind()
+    overload.fellBehind() // the same second: one cut
+    expect(overload.share()).toBeCloseTo(0.75)
+    now += 1000
+    overload.fellBehind()
+    expect(overload.share()).toBeCloseTo(0.75 * 0.75 + 0.02 * 0.75, 2)
+    const auto = { maxStreams: 0, maxStartingStreams: 0, cores: 2 }
+    expect(admissionLimits(auto, 0.025, 0.5)).toEqual({ streams: 32, starting: 10 })
+    // A fixed setting is the operator's: never scaled.
+    expect(admissionLimits({ ...auto, maxStreams: 8 }, 0.025, 0.5)).toMatchObject({ streams: 8 })
+    now += 60_000
+    expect(overload.share()).toBe(1)
+  })
+})

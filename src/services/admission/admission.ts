@@ -21,6 +21,8 @@ export interface AdmissionOptions {
   onReject?(surface: StreamSurface): void
   /** A stream's first audio left, `sec` after it asked for a place (metrics). */
   onFirstAudio?(surface: StreamSurface, sec: number): void
+  /** An admitted stream fell behind its listener (see `Admission.fellBehind`). */
+  onFellBehind?(surface: StreamSurface): void
 }
 
 /** A stream's place. Both calls are idempotent; `release` also ends the starting phase. */
@@ -37,6 +39,8 @@ export interface Admission {
    * and with the abort reason if `signal` aborts while waiting.
    */
   admit(surface: StreamSurface, signal?: AbortSignal): Promise<AdmissionTicket>
+  /** An admitted stream's audio came after its listener ran out although its text was there: the node is over capacity. */
+  fellBehind(surface: StreamSurface): void
   /** Streams running, still starting, and waiting; the limits now. */
   snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits }
 }
@@ -145,6 +149,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         queue.push(waiter)
       })
     },
+    fellBehind: (surface) => options.onFellBehind?.(surface),
     snapshot: () => ({ running: { ...running }, starting, queued: queue.length, limits: options.limits() }),
   }
 }

@@ -20,11 +20,12 @@ export interface LimitSettings {
  * The node's limits from its cores and what a second of speech costs (worker-seconds per audio second):
  * streams while their total demand stays under `UTILISATION` of the cores (each needs `cost` of a core to keep
  * pace with its listener), and streams starting at once while their first phrases fit in `FIRST_AUDIO_SEC`.
- * A setting other than 0 replaces the automatic figure.
+ * `share` (see `OverloadShare`) scales the automatic figures down while admitted streams fall behind. A setting
+ * other than 0 replaces the automatic figure.
  */
-export function admissionLimits(settings: LimitSettings, cost: number | undefined): AdmissionLimits {
+export function admissionLimits(settings: LimitSettings, cost: number | undefined, share = 1): AdmissionLimits {
   const perSec = Math.max(cost ?? DEFAULT_COST, 0.001)
-  const streams = settings.maxStreams || Math.max(1, Math.floor((settings.cores * UTILISATION) / perSec))
-  const starting = settings.maxStartingStreams || Math.max(1, Math.floor((settings.cores * FIRST_AUDIO_SEC) / (perSec * FIRST_PHRASE_SEC)))
+  const streams = settings.maxStreams || Math.max(1, Math.floor((share * settings.cores * UTILISATION) / perSec))
+  const starting = settings.maxStartingStreams || Math.max(1, Math.floor((share * settings.cores * FIRST_AUDIO_SEC) / (perSec * FIRST_PHRASE_SEC)))
   return { streams, starting: Math.min(starting, streams) }
 }

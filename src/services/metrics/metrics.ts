@@ -20,6 +20,8 @@ export interface Metrics {
   /** Seconds from asking for a stream to its first audio leaving, by surface. */
   readonly firstAudio: Histogram<'surface'>
   readonly admissionRejections: Counter<'surface'>
+  /** Admitted streams whose audio came after their listener ran out (each cuts the admission limits). */
+  readonly streamsBehind: Counter<'surface'>
   /**
    * Requests refused by a per-account quota, by the limit that refused them (`concurrency`, `rpm`,
    * `characters`, …). The quota code calls `deps.metrics.quotaRejections.inc({ limit })`.
@@ -49,6 +51,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     httpDuration: new Histogram({ name: 'parla_http_request_duration_seconds', help: 'HTTP request time until the response ended (whole streams included)', labelNames: route, buckets: seconds, registers }),
     firstAudio: new Histogram({ name: 'parla_first_audio_seconds', help: 'Time from asking for a stream to its first audio leaving, by surface', labelNames: ['surface'], buckets: seconds, registers }),
     admissionRejections: new Counter({ name: 'parla_admission_rejections_total', help: 'Streams turned away with 503 because the node was at capacity', labelNames: ['surface'], registers }),
+    streamsBehind: new Counter({ name: 'parla_streams_behind_total', help: 'Times an admitted stream\'s audio came after its listener ran out (each cuts the admission limits for a while)', labelNames: ['surface'], registers }),
     quotaRejections: new Counter({ name: 'parla_quota_rejections_total', help: 'Requests refused by a per-account quota, by limit', labelNames: ['limit'], registers }),
     liveSockets: new Gauge({ name: 'parla_live_sockets_open', help: 'Open /v1/tts/live WebSockets', registers }),
   }
