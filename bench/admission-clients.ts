@@ -108,6 +108,8 @@ export class LiveSocket {
   /** Sends `text` before the flush; resolves to a function that flushes and waits for `finish`. */
   async prepare(text: string, gapMs: number): Promise<() => Promise<Outcome>> {
     const playback = new Playback()
+    // A socket asks for its place with its first sentence, which may be before the flush.
+    const askedAt = performance.now()
     let flushedAt = 0
     const done = new Promise<Outcome>((resolve) => {
       this.listener = (frame) => {
@@ -115,7 +117,7 @@ export class LiveSocket {
         else if (frame.event === 'closed') resolve({ kind: 'failed', surface: 'live', status: 0, detail: 'socket closed' })
         else if (frame.event !== 'finish') return
         else if (frame.reason === 'stop') resolve({ kind: 'served', surface: 'live', firstAudioMs: playback.firstAt - flushedAt, audioSec: playback.seconds, lateMs: playback.lateMs })
-        else if (/at capacity/.test(frame.message ?? '')) resolve({ kind: 'rejected', surface: 'live', status: 503, retryAfter: /retry in (\d+) s/.exec(frame.message!)?.[1], rejectMs: performance.now() - flushedAt })
+        else if (/at capacity/.test(frame.message ?? '')) resolve({ kind: 'rejected', surface: 'live', status: 503, retryAfter: /retry in (\d+) s/.exec(frame.message!)?.[1], rejectMs: performance.now() - askedAt })
         else resolve({ kind: 'failed', surface: 'live', status: 0, detail: frame.message ?? 'finish error' })
       }
     })
