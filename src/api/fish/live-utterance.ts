@@ -181,7 +181,7 @@ export class Utterance {
 
   private releaseLater(): void {
     clearTimeout(this.letGo)
-    this.letGo = setTimeout(() => this.releasePlace(), (Math.max(0, this.leadSec()) + HOLD_AFTER_PLAYED_SEC) * 1000)
+    this.letGo = setTimeout(() => this.releasePlace(), (Math.max(0, this.leadSec()) + HOLD_AFTER_PLAYED_SEC) * 1000).unref()
   }
 
   private releasePlace(): void {

@@ -33,15 +33,16 @@ export interface Metrics {
   readonly contentType: string
 }
 
-// Process metrics (CPU, RSS, heap, event loop lag) are the process's, not one server's: registered once.
+// Process metrics (CPU, RSS, heap, event loop lag) are the process's, not one server's: registered once, at
+// the first scrape (CLI commands build `Deps` too and never serve /metrics).
 let processRegistry: Registry | undefined
+const processMetrics = (): Registry => (processRegistry ??= (() => {
+  const r = new Registry()
+  collectDefaultMetrics({ register: r, prefix: 'parla_' })
+  return r
+})())
 
 export function createMetrics(sources: MetricSources): Metrics {
-  processRegistry ??= (() => {
-    const r = new Registry()
-    collectDefaultMetrics({ register: r, prefix: 'parla_' })
-    return r
-  })()
   const registry = new Registry()
   const registers = [registry]
   const seconds = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -59,7 +60,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   return {
     ...metrics,
     contentType: registry.contentType,
-    text: async () => `${await registry.metrics()}\n${await processRegistry!.metrics()}`,
+    text: async () => `${await registry.metrics()}\n${await processMetrics().metrics()}`,
   }
 }
 
