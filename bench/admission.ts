@@ -8,7 +8,7 @@
  * Checked per admitted stream: after its first chunk, every chunk arrives before a listener who started playing
  * at the first chunk runs dry ("late" > 0 ms is a stall). Turned-away streams: 503/429 with `Retry-After`,
  * and how fast. No other status. Server RSS sampled each second; its trend over the last third of the soak.
- * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt).
+ * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt). `BENCH_ASR=0` replaces the ASR clients by TTS ones.
  */
 import { loadavg } from 'node:os'
 import { asr, httpTts, LiveSocket, RATE, type Outcome } from './admission-clients.js'
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     }))
     clearInterval(sampler)
     console.log(`load average after the soak: ${load()}`)
-    report(`soak: ${STREAMS} clients, ${SOAK_SEC} s (40 % tts, 20 % sse, 30 % live, 10 % asr)`, soak)
+    report(`soak: ${STREAMS} clients, ${SOAK_SEC} s (${ASR ? '40 % tts, 20 % sse, 30 % live, 10 % asr' : '50 % tts, 20 % sse, 30 % live'})`, soak)
     memoryTrend(rss)
     const metrics = await (await fetch(`${url}/metrics`)).text()
     for (const line of metrics.split('\n')) if (/^parla_(admission_limit|engine_real_time_factor)/.test(line)) console.log(`  ${line}`)
@@ -82,7 +82,9 @@ async function main(): Promise<void> {
   }
 }
 
-const pick = (k: number): 'tts' | 'sse' | 'live' | 'asr' => (['tts', 'tts', 'tts', 'tts', 'sse', 'sse', 'live', 'live', 'live', 'asr'] as const)[k % 10]!
+/** `BENCH_ASR=0`: the ASR clients speak `/v1/tts` instead (ASR has its own line, outside admission control). */
+const ASR = process.env.BENCH_ASR !== '0'
+const pick = (k: number): 'tts' | 'sse' | 'live' | 'asr' => (['tts', 'tts', 'tts', 'tts', 'sse', 'sse', 'live', 'live', 'live', ASR ? 'asr' : 'tts'] as const)[k % 10]!
 
 /** One sentence of speech as a 16 kHz WAV, for the ASR clients. */
 async function speechWav(url: string, key: string): Promise<Uint8Array> {
