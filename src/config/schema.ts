@@ -136,7 +136,7 @@ export const ConfigSchema = Type.Object(
     /** Streams that may wait for a place when the node is full; beyond it, 503 at once. */
     admissionQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
     /** Longest wait in that line, in seconds, before a 503 with `Retry-After`. */
-    admissionWaitSec: Type.Number({ default: 0.8, minimum: 0, maximum: 60 }),
+    admissionWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 60 }),
     /**
      * Bearer token for `GET /metrics`. Empty: `/metrics` answers loopback clients only (a Prometheus on the
      * same host or behind the node's own proxy); set it to scrape from other machines.
