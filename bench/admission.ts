@@ -102,7 +102,7 @@ function report(title: string, outcomes: Outcome[]): void {
   console.log(`  served ${served.length} (${count(served)}), rejected ${rejected.length} (${count(rejected)}), failed ${failed.length} ${failed.length ? JSON.stringify(failed.slice(0, 3)) : ''}`)
   if (streams.length) {
     console.log(`  first audio ms p50 / p95 / max: ${stats(streams.map((o) => o.firstAudioMs))}`)
-    console.log(`  fell behind playback after the first chunk (> ${JITTER_MS} ms): ${late.length} of ${streams.length}; worst lateness ms: ${Math.max(...streams.map((o) => o.lateMs)).toFixed(0)}`)
+    console.log(`  fell behind playback after the first chunk (> ${JITTER_MS} ms): ${late.length} of ${streams.length} (${count(late)}); worst lateness ms: ${Math.max(...streams.map((o) => o.lateMs)).toFixed(0)}`)
     console.log(`  audio served: ${streams.reduce((a, o) => a + o.audioSec, 0).toFixed(0)} s`)
   }
   const asrServed = served.filter((o) => o.surface === 'asr')
