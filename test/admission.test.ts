@@ -142,9 +142,15 @@ describe('a full node with a line (fake engines)', () => {
     gone.on('error', () => {})
     gone.end(JSON.stringify(speak('tone-a')))
     await eventually(() => s.deps.admission.snapshot().queued).toBe(1)
+    const metrics = async () => (await s.app.inject({ method: 'GET', url: '/metrics' })).body
+    const closedByClient = async () => Number(/route="\/v1\/tts",method="POST",status="499"\} (\d+)/.exec(await metrics())?.[1] ?? 0)
+    const before = await closedByClient()
     gone.destroy()
     await eventually(() => s.deps.admission.snapshot().queued).toBe(0)
     expect(s.deps.admission.snapshot().running.tts).toBe(1)
+    // No server fault: counted as 499 (client closed request), never as a 500.
+    await eventually(closedByClient).toBe(before + 1)
+    expect(await metrics()).not.toMatch(/status="500"/)
     held.cut()
     await eventually(() => running(s)).toBe(0)
   })

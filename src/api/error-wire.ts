@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { isServerFault, SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
+import { isAbortError, isServerFault, SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
 
 /**
  * The only module that knows how errors look on the wire. Fish surface: 422 is an array of
@@ -112,7 +112,20 @@ export function setRetryAfter(reply: FastifyReply, e: SpeechError): void {
   if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfterSec))))
 }
 
+/**
+ * Work stopped because its client went away (waiting for an admission place, a voice in training, the first
+ * audio): nobody reads an answer, and it is no server fault. Logged at info and counted as 499, nginx's
+ * "client closed request". True when it handled `err`.
+ */
+export function clientWentAway(err: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (!isAbortError(err) || !(reply.raw.destroyed || request.raw.destroyed)) return false
+  request.log.info('client went away before the response')
+  void reply.code(499).send()
+  return true
+}
+
 export function fishErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (clientWentAway(err, request, reply)) return
   const e = fromFastifyError(err)
   if (isServerFault(e)) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')

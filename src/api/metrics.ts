@@ -18,10 +18,21 @@ export async function metricsRoutes(app: FastifyInstance, { deps }: { deps: Deps
 
 /** Counts every response by route pattern (`/model/:id`, never the raw URL: one series per route, not per id). */
 export function installRequestMetrics(app: FastifyInstance, metrics: Deps['metrics']): void {
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = { route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }
+  const counted = new WeakSet<FastifyRequest>()
+  const count = (request: FastifyRequest, status: number, seconds: number) => {
+    if (counted.has(request)) return
+    counted.add(request)
+    const labels = { route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(status) }
     metrics.httpRequests.inc(labels)
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+    metrics.httpDuration.observe(labels, seconds)
+  }
+  app.addHook('onResponse', async (request, reply) => count(request, reply.statusCode, reply.elapsedTime / 1000))
+  // A client that went away before its response ended (a stream cut, a wait given up) gets no onResponse:
+  // counted as 499, nginx's "client closed request".
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) count(request, 499, reply.elapsedTime / 1000)
+    })
   })
 }
 

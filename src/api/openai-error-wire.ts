@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { isServerFault, type SpeechError } from '../errors.js'
-import { fromFastifyError, setRetryAfter } from './error-wire.js'
+import { clientWentAway, fromFastifyError, setRetryAfter } from './error-wire.js'
 
 /**
  * The OpenAI surface's error wire: `{"error": {"message", "type", "param", "code"}}` with OpenAI's statuses.
@@ -56,6 +56,7 @@ export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
 }
 
 export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (clientWentAway(err, request, reply)) return
   const e = fromFastifyError(err)
   if (isServerFault(e)) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
