@@ -6,6 +6,7 @@ import { installAuth } from './api/auth.js'
 import { registerBodyParsers } from './api/body-parsers.js'
 import { fishErrorHandler } from './api/error-wire.js'
 import { healthRoutes } from './api/health.js'
+import { installRequestMetrics, metricsRoutes } from './api/metrics.js'
 import { modelRoutes } from './api/fish/models.js'
 import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
@@ -49,6 +50,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setErrorHandler(fishErrorHandler)
   installNotFound(app)
   installAuth(app, deps.keys)
+  installRequestMetrics(app, deps.metrics)
   await registerBodyParsers(app, deps.config)
   await app.register(websocket, {
     options: { maxPayload: deps.config.maxBodyBytes },
@@ -68,6 +70,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiHooks: {}, staticCSP: true })
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger())
   await app.register(healthRoutes, { deps })
+  await app.register(metricsRoutes, { deps })
   await app.register(modelRoutes, { deps })
   await app.register(ttsRoutes, { deps })
   await app.register(liveRoutes, { deps })

@@ -24,6 +24,12 @@ import type { AsrEngine } from './engines/asr/types.js'
 import type { TtsEngineRegistry } from './engines/tts/registry.js'
 import { createLogger, type Logger } from './logger.js'
 import { createReadiness, type Readiness } from './readiness.js'
+import { availableParallelism } from 'node:os'
+import { createAdmission, type Admission } from './services/admission/admission.js'
+import { createEngineCost } from './services/admission/engine-cost.js'
+import { admissionLimits } from './services/admission/limits.js'
+import { createOverloadShare } from './services/admission/overload.js'
+import { createMetrics, type Metrics } from './services/metrics/metrics.js'
 
 /** Everything the routes use, wired once from the config. Tests build it with in-memory stores. */
 export interface Deps {
@@ -47,6 +53,10 @@ export interface Deps {
   readonly asr: AsrService
   /** What each account may still use (`/wallet/self/*`); unlimited until quotas are configured. */
   readonly allowance: AllowanceSource
+  /** How many streams this node speaks at once; the rest wait briefly, then get 503 (`maxStreams`). */
+  readonly admission: Admission
+  /** Prometheus metrics (`/metrics`); quota code counts its refusals in `metrics.quotaRejections`. */
+  readonly metrics: Metrics
   close(): Promise<void>
 }
 
@@ -107,7 +117,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       throw err
     }
   }
+  let engines = (): ReturnType<TtsStack['engines']['started']> => []
+  const cost = createEngineCost(() => engines())
   const speech = createTtsStack({
+    onAudio: cost.record,
     config,
     lookupModel,
     logger,
@@ -115,10 +128,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     ...(overrides.ttsEngines && { engines: overrides.ttsEngines }),
     ...(overrides.encoders && { encoders: overrides.encoders }),
   })
+  engines = () => speech.engines.started()
+  const { admission, metrics } = operations(config, db, asr, cost, engines)
   return {
     config,
     logger,
     readiness: createReadiness(),
+    admission,
+    metrics,
     db,
     blobs,
     keys,
@@ -137,4 +154,33 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       await db.destroy()
     },
   }
+}
+
+/** Admission control and metrics, which read the engines, the ASR line and the models table. */
+function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<typeof createEngineCost>, engines: () => ReturnType<TtsStack['engines']['started']>) {
+  const settings = { maxStreams: config.maxStreams, maxStartingStreams: config.maxStartingStreams, cores: availableParallelism() }
+  let metrics: Metrics | undefined
+  const overload = createOverloadShare()
+  const admission = createAdmission({
+    limits: () => admissionLimits(settings, cost.perAudioSec(), overload.share()),
+    queueLength: config.admissionQueueLength,
+    waitMs: config.admissionWaitSec * 1000,
+    onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
+    onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
+    onFellBehind: (surface) => {
+      overload.fellBehind()
+      metrics?.streamsBehind.inc({ surface })
+    },
+  })
+  metrics = createMetrics({
+    engines,
+    admission,
+    realTimeFactor: cost.byEngine,
+    asr: () => asr.load,
+    modelStates: async () => {
+      const rows = await db.selectFrom('models').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()
+      return new Map(rows.map((r) => [r.state, Number(r.n)]))
+    },
+  })
+  return { admission, metrics }
 }

@@ -52,13 +52,24 @@ export class SpeechError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly issues: readonly ValidationIssue[]
+  /** Seconds after which the same request may succeed (a busy server, a rate limit): the `Retry-After` header. */
+  readonly retryAfterSec: number | undefined
 
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[] }) {
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[]; retryAfterSec?: number }) {
     super(message, options)
     this.code = code
     this.status = ERROR_CODES[code]
     this.issues = options?.issues ?? []
+    this.retryAfterSec = options?.retryAfterSec
   }
+}
+
+/**
+ * A fault of the server, whose message is logged but never sent. A 5xx that asks the client to retry later
+ * (a full server's 503) is no fault: its message says why and when, and goes out.
+ */
+export function isServerFault(e: SpeechError): boolean {
+  return e.status >= 500 && e.retryAfterSec === undefined
 }
 
 /** A 422 for one field. `loc` starts with where the field lives (`body`, `query`, `path`). */

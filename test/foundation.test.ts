@@ -12,7 +12,10 @@ describe('foundation: auth, health, unknown routes', () => {
     const res = await s.app.inject({ method: 'GET', url: '/healthz' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ status: 'ok' })
-    expect((await s.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' })
+    const ready = (await s.app.inject({ method: 'GET', url: '/readyz' })).json()
+    expect(ready).toMatchObject({ status: 'ok', database: 'ok', streams: { open: 0, queued: 0 } })
+    // No request spoke yet: every engine waits for its first use.
+    expect(Object.values(ready.engines).map((e) => (e as { state: string }).state)).toContain('idle')
   })
 
   it.each([

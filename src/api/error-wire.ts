@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
+import { isAbortError, isServerFault, SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
 
 /**
  * The only module that knows how errors look on the wire. Fish surface: 422 is an array of
@@ -104,19 +104,38 @@ export function fromFastifyError(err: FastifyError): SpeechError {
 /** `{status, message}` or the 422 array, for one error. */
 export function fishErrorBody(e: SpeechError): unknown {
   if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues
-  return { status: e.status, message: e.status >= 500 ? 'Internal server error' : e.message }
+  return { status: e.status, message: isServerFault(e) ? 'Internal server error' : e.message }
+}
+
+/** `Retry-After` in whole seconds for an error that says when to come back (any surface's HTTP mapper). */
+export function setRetryAfter(reply: FastifyReply, e: SpeechError): void {
+  if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfterSec))))
+}
+
+/**
+ * Work stopped because its client went away (waiting for an admission place, a voice in training, the first
+ * audio): nobody reads an answer, and it is no server fault. Logged at info and counted as 499, nginx's
+ * "client closed request". True when it handled `err`.
+ */
+export function clientWentAway(err: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (!isAbortError(err) || !(reply.raw.destroyed || request.raw.destroyed)) return false
+  request.log.info('client went away before the response')
+  void reply.code(499).send()
+  return true
 }
 
 export function fishErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (clientWentAway(err, request, reply)) return
   const e = fromFastifyError(err)
-  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
+  if (isServerFault(e)) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
+  setRetryAfter(reply, e)
   void reply.code(e.status).type('application/json; charset=utf-8').send(fishErrorBody(e))
 }
 
 /** The `message` of a live-socket `finish {reason: "error"}` frame: the same text an HTTP error would carry. */
 export function fishLiveErrorMessage(e: SpeechError): string {
-  if (e.status >= 500) return 'Internal server error'
+  if (isServerFault(e)) return 'Internal server error'
   if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')
   return e.message
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import type { SpeechError } from '../errors.js'
-import { fromFastifyError } from './error-wire.js'
+import { isServerFault, type SpeechError } from '../errors.js'
+import { clientWentAway, fromFastifyError, setRetryAfter } from './error-wire.js'
 
 /**
  * The OpenAI surface's error wire: `{"error": {"message", "type", "param", "code"}}` with OpenAI's statuses.
@@ -42,7 +42,7 @@ export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
   const issue = e.issues[0]
   // `loc` starts with where the field lives (`body`); OpenAI names the field alone, dotted for nesting.
   const param = issue ? issue.loc.slice(1).join('.') || null : null
-  const message = status >= 500
+  const message = isServerFault(e)
     ? 'Internal server error'
     : issue ? e.issues.map(issueMessage).join('; ') : e.message
   return {
@@ -63,8 +63,10 @@ function issueMessage(i: SpeechError['issues'][number]): string {
 }
 
 export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (clientWentAway(err, request, reply)) return
   const e = fromFastifyError(err)
-  if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
+  if (isServerFault(e)) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
+  setRetryAfter(reply, e)
   void reply.code(openAiStatus(e)).type('application/json; charset=utf-8').send(openAiErrorBody(e))
 }

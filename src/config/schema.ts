@@ -131,6 +131,24 @@ export const ConfigSchema = Type.Object(
      * seconds, before the server cuts them and exits. A second signal exits at once.
      */
     shutdownTimeoutSec: Type.Number({ default: 30, minimum: 0 }),
+    /**
+     * Streams (HTTP TTS, SSE, live sockets while speaking, Wyoming) this node speaks at once; more wait in line
+     * (`admissionQueueLength`, `admissionWaitSec`), then get 503 with `Retry-After`. 0: automatic, from the
+     * cores and the measured engine cost per second of speech, so every admitted stream keeps ahead of its
+     * listener (docs/operations.md).
+     */
+    maxStreams: Type.Integer({ default: 0, minimum: 0, maximum: 100_000 }),
+    /** Admitted streams still waiting for their first audio (a burst of new ones); 0: automatic. */
+    maxStartingStreams: Type.Integer({ default: 0, minimum: 0, maximum: 100_000 }),
+    /** Streams that may wait for a place when the node is full; beyond it, 503 at once. */
+    admissionQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
+    /** Longest wait in that line, in seconds, before a 503 with `Retry-After`. */
+    admissionWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 60 }),
+    /**
+     * Bearer token for `GET /metrics`. Empty: `/metrics` answers loopback clients only (a Prometheus on the
+     * same host or behind the node's own proxy); set it to scrape from other machines.
+     */
+    metricsToken: Type.String({ default: '' }),
   },
   { additionalProperties: false },
 )

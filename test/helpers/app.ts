@@ -26,7 +26,10 @@ export async function startTestServer(
   settings: Partial<Record<keyof Config, unknown>> = {},
   overrides: Omit<DepsOverrides, 'inMemory'> = {},
 ): Promise<TestServer> {
-  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...settings } })
+  // Admission limits out of the way unless a test sets them (test/admission.test.ts): on a busy machine the
+  // measured engine cost would rightly turn some of a test's concurrent streams away.
+  const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000 }
+  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...unlimited, ...settings } })
   const deps = await createDeps(config, { ...overrides, inMemory: true })
   const app = await buildApp(deps)
   const a = await deps.keys.create('alice')

@@ -4,6 +4,7 @@ import type { EncoderSession } from '../../audio/types.js'
 import type { PreparedSpeech, TtsService } from '../../services/tts/service.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import type { Principal } from '../../principal.js'
+import { createAdmission } from '../../services/admission/admission.js'
 import { Utterance } from './live-utterance.js'
 
 /** A service that plans any text to one chunk and renders it as one block of silence. */
@@ -29,8 +30,10 @@ describe('Utterance', () => {
     const frames: { event: string; busy: boolean }[] = []
     let utterance: Utterance | undefined
     const socket = { bufferedAmount: 0, readyState: 1, OPEN: 1 } as unknown as WebSocket
+    const admission = createAdmission({ limits: () => ({ streams: 1, starting: 1 }), queueLength: 0, waitMs: 0 })
     const ctx = {
       tts,
+      admission,
       principal: {} as Principal,
       socket,
       send: (frame: { event: string }) => void frames.push({ event: frame.event, busy: utterance!.busy }),
@@ -45,6 +48,8 @@ describe('Utterance', () => {
     expect(frames.map((f) => f.event)).toEqual(['audio', 'audio', 'finish'])
     expect(frames.map((f) => f.busy)).toEqual([true, true, true])
     await expect.poll(() => utterance!.busy).toBe(false)
+    // Finished: the socket no longer counts as a speaking stream.
+    expect(admission.snapshot().running.live).toBe(0)
   })
 
   it("plans the first text while the start's voice check runs, and sends no audio unless the check passes", async () => {
@@ -64,9 +69,10 @@ describe('Utterance', () => {
       }
       const events: string[] = []
       const socket = { bufferedAmount: 0, readyState: 1, OPEN: 1 } as unknown as WebSocket
+      const admission = createAdmission({ limits: () => ({ streams: 1, starting: 1 }), queueLength: 0, waitMs: 0 })
       const failed = new Promise<unknown>((resolve) => {
         const utterance = new Utterance(plainTtsParams('', 'pcm'), {
-          tts: gated, principal: {} as Principal, socket,
+          tts: gated, admission, principal: {} as Principal, socket,
           send: (frame: { event: string }) => void events.push(frame.event),
           failed: resolve,
         }, new AbortController().signal)

@@ -3,6 +3,7 @@ import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../principal.js'
+import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 
@@ -19,11 +20,17 @@ const SPLIT_BELOW_LEAD_SEC = 0.3
 const MIN_FRAME_BYTES = 1026
 /** Text kept for language detection. */
 const HEARD_CHARS = 400
+/** A unit's first audio this late after its client ran out of audio is a stall the node is told about. */
+const STALL_MS = 50
+/** A socket keeps its admission place this long after its client has played everything (the next reply's tokens). */
+const HOLD_AFTER_PLAYED_SEC = 1
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface UtteranceContext {
   readonly tts: TtsService
   readonly principal: Principal
+  /** A socket counts as a stream while it speaks (see `hold`). */
+  readonly admission: Admission
   readonly socket: WebSocket
   /** Sends a frame if the socket is open. */
   send(frame: object): void
@@ -62,12 +69,15 @@ export class Utterance {
   private enqueued = false
   /** `stop` came and its `finish` is not sent yet (the encoder's tail and the finish gap are still ahead). */
   private finishing = false
+  private ticket: AdmissionTicket | null = null
+  private letGo: NodeJS.Timeout | undefined
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
     this.ctx = ctx
     this.buffer = new TextBuffer(params.chunkLength, params.dialect)
     this.signal = AbortSignal.any([this.abort.signal, closed])
+    this.signal.addEventListener('abort', () => this.releasePlace(), { once: true })
     // Check the voices now, so an unknown reference_id fails at start rather than at the first text. The check
     // is not queued ahead of the units: the first unit is planned alongside it and waits for it only before
     // its audio (see `enqueue`), so a reply's first audio does not wait for two plannings in a row.
@@ -128,6 +138,7 @@ export class Utterance {
     if (this.planned) await this.sendAudio(this.encoder.end(), 0, 'last')
     await sleep(FINISH_GAP_MS)
     if (this.signal.aborted) return
+    this.releasePlace()
     done()
     this.ctx.send({ event: 'finish', reason: 'stop' })
   }
@@ -143,14 +154,19 @@ export class Utterance {
       try {
         if (this.signal.aborted || !this.encoder) return
         const encoder = this.encoder
+        await this.hold()
         const speech = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
-        const dueAt = performance.now() + Math.max(0, this.leadSec()) * 1000
+        const lead = this.leadSec()
+        const dueAt = performance.now() + Math.max(0, lead) * 1000
         let first = true
         for await (const event of speech.render(this.signal, dueAt)) {
           if (event.type !== 'audio') continue
+          // The client still had audio when this unit was taken up, and ran out before it came: the node is
+          // slower than real time (admission control then admits fewer streams for a while).
+          if (first && lead > 0 && performance.now() > dueAt + STALL_MS) this.ctx.admission.fellBehind('live')
           const samples = first ? this.withPause(event.samples, speech.outputRate) : event.samples
           first = false
           await this.sendAudio(encoder.push(samples), samples.length / speech.outputRate)
@@ -162,8 +178,30 @@ export class Utterance {
         if (!this.signal.aborted) this.ctx.failed(err)
       } finally {
         this.inflight--
+        if (this.inflight === 0) this.releaseLater()
       }
     })
+  }
+
+  /**
+   * An admission place while this socket speaks: taken for its first unit (waiting in line, or failing with
+   * the 503 message when the node stays full), kept while units follow and the client still has audio to
+   * play, so a reply is not cut between its sentences.
+   */
+  private async hold(): Promise<void> {
+    clearTimeout(this.letGo)
+    this.ticket ??= await this.ctx.admission.admit('live', this.signal)
+  }
+
+  private releaseLater(): void {
+    clearTimeout(this.letGo)
+    this.letGo = setTimeout(() => this.releasePlace(), (Math.max(0, this.leadSec()) + HOLD_AFTER_PLAYED_SEC) * 1000).unref()
+  }
+
+  private releasePlace(): void {
+    clearTimeout(this.letGo)
+    this.ticket?.release()
+    this.ticket = null
   }
 
   /** `bytes` after any held ones; holds raw audio that would make too small a frame (unless `end`). */
@@ -217,6 +255,7 @@ export class Utterance {
     this.sentSec += seconds
     if (bytes.length === 0) return
     this.ctx.send({ event: 'audio', audio: bytes })
+    this.ticket?.firstAudio()
     // One frame per turn of the event loop: frames written in one turn reach the client as one read, and
     // npm fish-audio-sdk keeps only the first message of a read. This also lets other sockets take turns.
     await new Promise((resolve) => setImmediate(resolve))

@@ -2,7 +2,7 @@ import { encode } from '@msgpack/msgpack'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Deps } from '../../deps.js'
-import { SpeechError, toSpeechError } from '../../errors.js'
+import { isServerFault, SpeechError, toSpeechError } from '../../errors.js'
 import { toTtsParams } from './tts-params.js'
 import type { Principal } from '../../principal.js'
 import { fishLiveErrorMessage } from '../error-wire.js'
@@ -46,7 +46,11 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
     wsHandler: (socket, request) => {
       const session = new LiveSession(socket, deps, request.principal, request.headers.model, request.log)
       sessions.add(session)
-      socket.once('close', () => sessions.delete(session))
+      deps.metrics.liveSockets.inc()
+      socket.once('close', () => {
+        sessions.delete(session)
+        deps.metrics.liveSockets.dec()
+      })
       session.listen()
     },
     // A refused upgrade (401, 404, …) is answered on the raw socket, which no HTTP parser reads any more:
@@ -169,6 +173,7 @@ class LiveSession {
     const params = toTtsParams(body, this.model, this.deps.config)
     const ctx = {
       tts: this.deps.tts,
+      admission: this.deps.admission,
       principal: this.principal,
       socket: this.socket,
       send: (frame: object) => this.send(frame),
@@ -183,7 +188,7 @@ class LiveSession {
   /** Like `report`, for an error; a server fault (5xx) is logged with the request id, once. */
   private fail(s: Utterance | null, err: unknown): void {
     const e = toSpeechError(err)
-    if (e.status >= 500) this.log.error({ err: e.cause ?? err }, 'live synthesis failed')
+    if (isServerFault(e)) this.log.error({ err: e.cause ?? err }, 'live synthesis failed')
     this.report(s, fishLiveErrorMessage(e))
   }
 

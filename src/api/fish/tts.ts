@@ -5,6 +5,7 @@ import { SpeechError } from '../../errors.js'
 import { toTtsParams } from './tts-params.js'
 import { nothingToSpeak, type PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
+import { admitStream, admitted } from '../admitted-stream.js'
 import { sseEvents } from './sse.js'
 import { encodedAudio } from '../../services/tts/encoded-audio.js'
 import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
@@ -35,16 +36,18 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    const ticket = await admitStream(deps, reply, 'tts', signal)
     languageHeaders(reply, speech)
-    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal), signal)
+    return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
   })
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    const ticket = await admitStream(deps, reply, 'sse', signal)
     languageHeaders(reply, speech)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-    return sendStream(reply, 'text/event-stream; charset=utf-8', sseEvents(speech, signal), signal)
+    return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, sseEvents(speech, signal)), signal)
   })
 }
 

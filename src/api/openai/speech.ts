@@ -5,6 +5,7 @@ import { invalidField, SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
+import { admitStream, admitted } from '../admitted-stream.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
 import { routeModel } from './model-routing.js'
@@ -63,10 +64,11 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     })
     // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
     if (speech.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
+    const ticket = await admitStream(deps, reply, 'openai', signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)
+      return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, speechEvents(speech, body.input, signal)), signal)
     }
-    return sendStream(reply, speech.encoder.contentType, encodedAudio(speech, signal), signal)
+    return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
   })
 }

@@ -45,12 +45,19 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
   // A whole request with nothing to say is an error, as on the HTTP surfaces; a piece of streamed text (a
   // stray ")" between sentences) is simply silent.
   if (speech.chunks.length === 0 && whole) throw nothingToSpeak()
-  const session = speech.newEncoderSession()
-  for await (const event of speech.render(signal)) {
-    if (event.type !== 'audio') continue
-    const bytes = session.push(event.samples)
-    // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
-    for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
+  // A place among the node's streams; a full node answers with an `error` event saying when to retry.
+  const ticket = await deps.admission.admit('wyoming', signal)
+  try {
+    const session = speech.newEncoderSession()
+    for await (const event of speech.render(signal)) {
+      if (event.type !== 'audio') continue
+      const bytes = session.push(event.samples)
+      if (bytes.length > 0) ticket.firstAudio()
+      // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
+      for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
+    }
+  } finally {
+    ticket.release()
   }
 }
 

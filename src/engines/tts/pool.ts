@@ -10,6 +10,18 @@ export interface PoolOptions<T> {
   destroy(item: T): void
 }
 
+/** How busy a pool is: for metrics, health and the admission control's cost estimate. */
+export interface PoolLoad {
+  /** Live resources. */
+  readonly size: number
+  /** Resources handed out now. */
+  readonly busy: number
+  /** Calls waiting for a resource. */
+  readonly queued: number
+  /** Seconds resources have been held by calls since the pool started, counting holds still under way. */
+  readonly busySec: number
+}
+
 interface Waiter<T> {
   readonly deadline: number
   resolve(item: T): void
@@ -25,6 +37,9 @@ export class ResourcePool<T> {
   readonly #idle: T[] = []
   readonly #live = new Set<T>()
   readonly #waiters: Waiter<T>[] = []
+  /** When each handed-out resource was taken (`performance.now()`), for `busySec`. */
+  readonly #heldSince = new Map<T, number>()
+  #heldMs = 0
   #starting = 0
   #failures = 0
   #lastError: unknown
@@ -61,6 +76,13 @@ export class ResourcePool<T> {
     return [...this.#live].filter((item) => !this.#idle.includes(item))
   }
 
+  get load(): PoolLoad {
+    const now = performance.now()
+    let heldMs = this.#heldMs
+    for (const since of this.#heldSince.values()) heldMs += now - since
+    return { size: this.#live.size, busy: this.#live.size - this.#idle.length, queued: this.#waiters.length, busySec: heldMs / 1000 }
+  }
+
   /**
    * An idle resource, or the next one released. Waiters are served earliest `deadline` first (a
    * `performance.now()` time, default now): a request's first audio comes before the continuation of
@@ -70,7 +92,7 @@ export class ResourcePool<T> {
     if (this.#closed) return Promise.reject(this.#closedError())
     if (signal?.aborted) return Promise.reject(abortReason(signal))
     const item = this.#idle.pop()
-    if (item !== undefined) return Promise.resolve(item)
+    if (item !== undefined) return Promise.resolve(this.#take(item))
     if (this.#live.size === 0 && (this.#starting === 0 || this.#failures > 0)) {
       return Promise.reject(this.#brokenError())
     }
@@ -100,14 +122,16 @@ export class ResourcePool<T> {
   /** Returns a healthy resource after a finished request. */
   release(item: T): void {
     if (!this.#live.has(item)) return
+    this.#settle(item)
     if (this.#closed) return this.discard(item)
     const waiter = this.#waiters.shift()
-    if (waiter) waiter.resolve(item)
+    if (waiter) waiter.resolve(this.#take(item))
     else this.#idle.push(item)
   }
 
   /** Stops a broken or interrupted resource and starts a replacement. */
   discard(item: T): void {
+    this.#settle(item)
     const wasLive = this.#live.delete(item)
     const i = this.#idle.indexOf(item)
     if (i >= 0) this.#idle.splice(i, 1)
@@ -123,6 +147,18 @@ export class ResourcePool<T> {
       this.#options.destroy(item)
     }
     this.#idle.length = 0
+  }
+
+  #take(item: T): T {
+    this.#heldSince.set(item, performance.now())
+    return item
+  }
+
+  #settle(item: T): void {
+    const since = this.#heldSince.get(item)
+    if (since === undefined) return
+    this.#heldSince.delete(item)
+    this.#heldMs += performance.now() - since
   }
 
   #add(item: T): void {

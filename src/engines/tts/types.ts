@@ -1,5 +1,6 @@
 import type { CallOptions } from '../../audio/types.js'
 import type { Logger } from '../../logger.js'
+import type { PoolLoad } from './pool.js'
 
 /**
  * A word as an engine spoke it. Times are seconds from the start of the audio of this `synthesize` call.
@@ -106,6 +107,8 @@ export interface TtsEngine {
   synthesize(request: SynthesisRequest, options?: CallOptions): AsyncIterable<SynthesisChunk>
   /** True while every process or worker is working, so a new call would wait (optional; absent: never). */
   saturated?(): boolean
+  /** Its processes or workers: how many, busy, calls waiting, seconds held (metrics, health, admission cost). */
+  load?(): PoolLoad
   close(): Promise<void>
 }
 

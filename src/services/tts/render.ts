@@ -44,6 +44,8 @@ export interface RenderOptions {
   readonly dueAt?: number
   /** Silence put before the first sound, seconds (see `LEAD_IN_SEC`); word times move with it. */
   readonly leadInSec?: number
+  /** An engine spoke `seconds` of audio (the admission control's cost estimate). */
+  readonly onAudio?: (engineId: string, seconds: number) => void
 }
 
 /**
@@ -149,6 +151,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
         const pieceEngineStart = engineSeconds
         const pieceStart = processedSeconds
         engineSeconds += piece.samples.length / rate
+        options.onAudio?.(engine.id, piece.samples.length / rate)
         processedSeconds += (samples?.length ?? 0) / rate
         const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : 1
         const whole = engine.capabilities.streaming === 'utterance'

@@ -45,6 +45,8 @@ export interface TtsServiceDeps {
   readonly stretchStream?: StretchStreamFactory
   /** Encoders replacing the built-in ones, by format (tests). */
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
+  /** An engine spoke `seconds` of audio for a request (see `RenderOptions.onAudio`). */
+  readonly onAudio?: (engineId: string, seconds: number) => void
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
@@ -90,6 +92,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(dueAt !== undefined && { dueAt }),
             // A presplit unit continues a stream its caller assembles (a live reply: time to sound counts).
             ...(!params.presplit && { leadInSec: LEAD_IN_SEC }),
+            ...(deps.onAudio && { onAudio: deps.onAudio }),
           }),
       }
     },

@@ -34,6 +34,8 @@ export interface TtsStackOptions {
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
   /** Ids Parla does not have that stand for a voice it has (clients' default cloud voices). */
   readonly aliases?: VoiceAliases
+  /** An engine spoke `seconds` of audio for a request. */
+  readonly onAudio?: (engineId: string, seconds: number) => void
 }
 
 /** Engines, built-in voices, reference analysis and the TTS service, wired together. */
@@ -55,6 +57,7 @@ export function createTtsStack({ config, lookupModel, logger, ...options }: TtsS
       voiceLanguages: createVoiceLanguages({ catalog, lookupModel, ...(options.aliases && { aliases: options.aliases }) }),
       stretch: stretchAndShift,
       stretchStream: createStretcher,
+      ...(options.onAudio && { onAudio: options.onAudio }),
     }),
     close: () => engines.close(),
   }

@@ -51,6 +51,7 @@ export async function createEspeakEngine(options: { readonly processes?: number 
     capabilities: { languages, wordTimings: 'exact', rate: true, rateRange: RATE_RANGE, pitch: true, streaming: 'incremental', sampling: [] },
     voices: () => listed,
     saturated: () => pool.saturated,
+    load: () => pool.load,
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       const voice = byId.get(request.voice)
       if (!voice) {

@@ -89,6 +89,7 @@ export async function createFestivalEngine(options: TtsEngineOptions = {}): Prom
     },
     voices: () => VOICES,
     saturated: () => pool.saturated,
+    load: () => pool.load,
     processIds: () => ({ all: pool.items.map((p) => p.pid), busy: pool.busyItems.map((p) => p.pid) }),
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       if (request.voice !== 'slt') {

@@ -83,6 +83,7 @@ export async function createFliteEngine(options: { readonly processes?: number }
     },
     voices: () => voices,
     saturated: () => pool.saturated,
+    load: () => pool.load,
     workers: () => ({ all: pool.items.length, busy: pool.busyItems.length }),
     async *synthesize(request: SynthesisRequest, callOptions = {}) {
       const voice = FLITE_VOICES.find((v) => v.id === request.voice)

@@ -47,6 +47,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
     voices: () => voices.map((v) => v.voice),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => started?.saturated ?? false,
+    load: () => started?.load ?? { size: 0, busy: 0, queued: 0, busySec: 0 },
     async *synthesize(request: SynthesisRequest, options = {}) {
       const found = byId.get(request.voice)
       if (!found) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)

@@ -1,0 +1,155 @@
+import { abortReason } from '../../abort.js'
+import { SpeechError } from '../../errors.js'
+
+/** Where a stream came in: labels for metrics and messages. */
+export type StreamSurface = 'tts' | 'sse' | 'openai' | 'live' | 'wyoming'
+
+/** How many streams the node runs at once, and how many of them may still be waiting for their first audio. */
+export interface AdmissionLimits {
+  readonly streams: number
+  readonly starting: number
+}
+
+export interface AdmissionOptions {
+  /** Asked on every decision: the automatic limits follow the measured engine cost. */
+  limits(): AdmissionLimits
+  /** Streams that may wait for a place; beyond it a new one is turned away at once. */
+  readonly queueLength: number
+  /** Longest wait for a place before the stream is turned away, ms. */
+  readonly waitMs: number
+  /** A stream was turned away (metrics). */
+  onReject?(surface: StreamSurface): void
+  /** A stream's first audio left, `sec` after it asked for a place (metrics). */
+  onFirstAudio?(surface: StreamSurface, sec: number): void
+  /** An admitted stream fell behind its listener (see `Admission.fellBehind`). */
+  onFellBehind?(surface: StreamSurface): void
+}
+
+/** A stream's place. Both calls are idempotent; `release` also ends the starting phase. */
+export interface AdmissionTicket {
+  /** Its first audio left: it no longer counts among the starting streams. */
+  firstAudio(): void
+  release(): void
+}
+
+export interface Admission {
+  /**
+   * A place for one stream: at once if the node has room, else after waiting in line for up to `waitMs`.
+   * Rejects with a 503 `engine_busy` carrying `retryAfterSec` when the line is full or the wait runs out,
+   * and with the abort reason if `signal` aborts while waiting.
+   */
+  admit(surface: StreamSurface, signal?: AbortSignal): Promise<AdmissionTicket>
+  /** An admitted stream's audio came after its listener ran out although its text was there: the node is over capacity. */
+  fellBehind(surface: StreamSurface): void
+  /** Streams running, still starting, and waiting; the limits now. */
+  snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits }
+}
+
+interface Waiter {
+  readonly surface: StreamSurface
+  readonly askedAt: number
+  grant(): void
+}
+
+/** Bounds for the `Retry-After` advice, seconds. */
+const RETRY_MIN_SEC = 1
+const RETRY_MAX_SEC = 30
+
+/**
+ * Admission control for one node. The engines serve the earliest deadline first, so every stream keeps
+ * ahead of its listener as long as the node is not asked for more speech per second than it can make; this
+ * keeps it there. Work beyond the limits waits in a short line and is then turned away with a `Retry-After`,
+ * where a load balancer or the client can try again: better one clear 503 than every listener stalling.
+ */
+export function createAdmission(options: AdmissionOptions): Admission {
+  const running: Record<StreamSurface, number> = { tts: 0, sse: 0, openai: 0, live: 0, wyoming: 0 }
+  let total = 0
+  let starting = 0
+  const queue: Waiter[] = []
+  // Smoothed seconds a stream holds its place: how soon one is likely to free up.
+  let holdSec = RETRY_MIN_SEC
+
+  const hasRoom = () => {
+    const limits = options.limits()
+    return total < limits.streams && starting < limits.starting
+  }
+
+  const ticket = (surface: StreamSurface, askedAt: number): AdmissionTicket => {
+    total++
+    starting++
+    running[surface]++
+    const admittedAt = performance.now()
+    let started = false
+    let released = false
+    const firstAudio = () => {
+      if (started) return
+      started = true
+      starting--
+      options.onFirstAudio?.(surface, (performance.now() - askedAt) / 1000)
+      pump()
+    }
+    return {
+      firstAudio,
+      release() {
+        if (released) return
+        if (!started) {
+          started = true
+          starting--
+        }
+        released = true
+        total--
+        running[surface]--
+        holdSec += 0.2 * ((performance.now() - admittedAt) / 1000 - holdSec)
+        pump()
+      },
+    }
+  }
+
+  const pump = () => {
+    while (queue.length > 0 && hasRoom()) queue.shift()!.grant()
+  }
+
+  const busy = (surface: StreamSurface, why: string): SpeechError => {
+    options.onReject?.(surface)
+    const retryAfterSec = Math.min(RETRY_MAX_SEC, Math.max(RETRY_MIN_SEC, Math.ceil(holdSec)))
+    const { streams } = options.limits()
+    return new SpeechError('engine_busy', `The server is at capacity (${total} of ${streams} streams speaking, ${why}); retry in ${retryAfterSec} s, or send it to another instance`, { retryAfterSec })
+  }
+
+  return {
+    admit(surface, signal) {
+      if (signal?.aborted) return Promise.reject(abortReason(signal))
+      const askedAt = performance.now()
+      if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
+      if (queue.length >= options.queueLength) return Promise.reject(busy(surface, `${queue.length} waiting`))
+      return new Promise<AdmissionTicket>((resolve, reject) => {
+        const leave = () => {
+          clearTimeout(timer)
+          signal?.removeEventListener('abort', onAbort)
+          const i = queue.indexOf(waiter)
+          if (i >= 0) queue.splice(i, 1)
+        }
+        const onAbort = () => {
+          leave()
+          reject(abortReason(signal!))
+        }
+        const timer = setTimeout(() => {
+          leave()
+          reject(busy(surface, `no place within ${options.waitMs / 1000} s`))
+        }, options.waitMs)
+        const waiter: Waiter = {
+          surface,
+          askedAt,
+          grant: () => {
+            leave()
+            resolve(ticket(surface, askedAt))
+          },
+        }
+        signal?.addEventListener('abort', onAbort, { once: true })
+        queue.push(waiter)
+      })
+    },
+    fellBehind: (surface) => options.onFellBehind?.(surface),
+    snapshot: () => ({ running: { ...running }, starting, queued: queue.length, limits: options.limits() }),
+  }
+}

@@ -1,0 +1,31 @@
+import type { AdmissionLimits } from './admission.js'
+
+/** Share of the cores the admitted streams may plan to use: the rest absorbs encoding, bursts and drift. */
+const UTILISATION = 0.8
+/** Before anything was measured: a festival/flite-like cost (bench:tts measures 0.02–0.03 on a quiet core). */
+export const DEFAULT_COST = 0.05
+/** Target for the first audio of a burst of new streams, and the audio their first phrase makes. */
+const FIRST_AUDIO_SEC = 0.5
+const FIRST_PHRASE_SEC = 2
+
+export interface LimitSettings {
+  /** `maxStreams`; 0: automatic. */
+  readonly maxStreams: number
+  /** `maxStartingStreams`; 0: automatic. */
+  readonly maxStartingStreams: number
+  readonly cores: number
+}
+
+/**
+ * The node's limits from its cores and what a second of speech costs (worker-seconds per audio second):
+ * streams while their total demand stays under `UTILISATION` of the cores (each needs `cost` of a core to keep
+ * pace with its listener), and streams starting at once while their first phrases fit in `FIRST_AUDIO_SEC`.
+ * `share` (see `OverloadShare`) scales the automatic figures down while admitted streams fall behind. A setting
+ * other than 0 replaces the automatic figure.
+ */
+export function admissionLimits(settings: LimitSettings, cost: number | undefined, share = 1): AdmissionLimits {
+  const perSec = Math.max(cost ?? DEFAULT_COST, 0.001)
+  const streams = settings.maxStreams || Math.max(1, Math.floor((share * settings.cores * UTILISATION) / perSec))
+  const starting = settings.maxStartingStreams || Math.max(1, Math.floor((share * settings.cores * FIRST_AUDIO_SEC) / (perSec * FIRST_PHRASE_SEC)))
+  return { streams, starting: Math.min(starting, streams) }
+}
