@@ -1,8 +1,8 @@
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { Config } from './config/schema.js'
 import { dialectFor, openDatabase, type Db } from './store/db/database.js'
 import { createKeyRepository, type KeyRepository } from './store/db/repositories/keys.js'
-import { createFsBlobStore } from './store/blob/fs.js'
+import { openBlobStore } from './store/blob/from-config.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
 import type { BlobStore } from './store/blob/types.js'
 import { decodeAudio } from './audio/decode.js'
@@ -73,9 +73,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
   const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
-  const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
+  const databaseUrl = overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl
+  const onIdleError = (err: Error) => logger.warn({ err }, '[database] a pooled connection failed; it is replaced')
+  const db = await openDatabase(dialectFor(databaseUrl, dataDir, { onIdleError, poolSize: config.databasePoolSize }))
   const blobs =
-    overrides.blobs ?? (overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs')))
+    overrides.blobs ??
+    (overrides.inMemory ? createMemoryBlobStore() : await openBlobStore(config.blobStore, databaseUrl, { db, dataDir }))
   const keys = createKeyRepository(db)
   const asr = createAsrService({
     workers: config.asrWorkers,

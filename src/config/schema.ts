@@ -124,6 +124,13 @@ export const ConfigSchema = Type.Object(
      * seconds, before the server cuts them and exits. A second signal exits at once.
      */
     shutdownTimeoutSec: Type.Number({ default: 30, minimum: 0 }),
+    /**
+     * Where voice samples and covers live: `fs` (`<dataDir>/blobs`, one node), `database` (rows in the database,
+     * shared by every node on one PostgreSQL), or `auto`: `database` when `databaseUrl` is PostgreSQL, else `fs`.
+     */
+    blobStore: Type.Union([Type.Literal('auto'), Type.Literal('fs'), Type.Literal('database')], { default: 'auto' }),
+    /** Most PostgreSQL connections each node keeps open. */
+    databasePoolSize: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
   },
   { additionalProperties: false },
 )

@@ -73,6 +73,14 @@ export interface BlobsTable {
   size: number
 }
 
+/** Blob bodies when `blobStore` is `database` (src/store/blob/database.ts). */
+export interface SharedBlobsTable {
+  key: string
+  body: Uint8Array
+  size: number
+  updated_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -80,4 +88,5 @@ export interface Database {
   model_blobs: BlobsTable
   model_tags: ModelTagsTable
   model_languages: ModelLanguagesTable
+  shared_blobs: SharedBlobsTable
 }
