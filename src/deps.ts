@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Config } from './config/schema.js'
-import { dialectFor, openDatabase, type Db } from './store/db/database.js'
+import { dialectFor, isPostgresUrl, openDatabase, type Db } from './store/db/database.js'
 import { createKeyRepository, type KeyRepository } from './store/db/repositories/keys.js'
 import { openBlobStore } from './store/blob/from-config.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
@@ -95,6 +95,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // Voice samples sent without `texts` get an English transcript (pocketsphinx) for the speaking rate.
     transcribe: async (audio, signal) => (await transcribe(asr.engine, audio, { language: 'en', timestamps: false, signal })).text,
     onError: (err, context) => logger.error({ err, context }, `[models] ${context} failed`),
+    jobs: { shared: isPostgresUrl(databaseUrl), leaseMs: config.jobLeaseSec * 1000 },
     ...overrides.training,
   })
   const aliases = createVoiceAliases(config.voiceAliases)

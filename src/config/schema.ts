@@ -131,6 +131,11 @@ export const ConfigSchema = Type.Object(
     blobStore: Type.Union([Type.Literal('auto'), Type.Literal('fs'), Type.Literal('database')], { default: 'auto' }),
     /** Most PostgreSQL connections each node keeps open. */
     databasePoolSize: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+    /**
+     * Background jobs (voice training) are leased by one node, renewed every third of this, in seconds; a node
+     * that dies mid-job loses the job to another node after this long.
+     */
+    jobLeaseSec: Type.Number({ default: 30, minimum: 0.3, maximum: 3600 }),
   },
   { additionalProperties: false },
 )

@@ -81,6 +81,24 @@ export interface SharedBlobsTable {
   updated_at: string
 }
 
+/**
+ * Background jobs (src/services/jobs/). A job is leased by one node at a time: `lease_until` passes without a
+ * renewal (the node died) and any node may take it. Times are ISO strings, which sort as they compare.
+ */
+export interface JobsTable {
+  /** `<kind>:<subject>`, so a subject is queued once per kind. */
+  id: string
+  kind: string
+  subject: string
+  /** Runs started so far (a release at shutdown gives its attempt back). */
+  attempts: number
+  run_after: string
+  lease_owner: string | null
+  lease_until: string | null
+  last_error: string
+  created_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -89,4 +107,5 @@ export interface Database {
   model_tags: ModelTagsTable
   model_languages: ModelLanguagesTable
   shared_blobs: SharedBlobsTable
+  jobs: JobsTable
 }
