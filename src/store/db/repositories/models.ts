@@ -79,6 +79,21 @@ export function createModelRepository(db: Db) {
       })
     },
 
+    /**
+     * Inserts like `insert` unless a model with that id exists (then nothing changes); true when it inserted.
+     * Nodes starting together may race to seed the same built-in voice: exactly one row results.
+     */
+    async insertIfAbsent(model: ModelRecord, blobs: readonly BlobsTable[]): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx.insertInto('models').values(toRow(model)).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst()
+        if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false
+        if (blobs.length > 0) await trx.insertInto('model_blobs').values([...blobs]).onConflict((oc) => oc.column('key').doNothing()).execute()
+        await writeIndex(trx, 'tags', model.id, model.tags, false)
+        await writeIndex(trx, 'languages', model.id, model.languages, false)
+        return true
+      })
+    },
+
     async findById(id: string): Promise<ModelRecord | undefined> {
       const { rows } = await db.executeQuery<ModelRow>({ ...byId, parameters: [id] })
       return rows[0] && toRecord(rows[0])
