@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import type { Config } from './config/schema.js'
 import { dialectFor, isPostgresUrl, openDatabase, type Db } from './store/db/database.js'
 import { createKeyRepository, type KeyRepository } from './store/db/repositories/keys.js'
+import { createLocalChangeFeed, createPostgresChangeFeed } from './store/db/changes.js'
 import { openBlobStore } from './store/blob/from-config.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
 import type { BlobStore } from './store/blob/types.js'
@@ -79,7 +80,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const blobs =
     overrides.blobs ??
     (overrides.inMemory ? createMemoryBlobStore() : await openBlobStore(config.blobStore, databaseUrl, { db, dataDir }))
-  const keys = createKeyRepository(db)
+  const changes = isPostgresUrl(databaseUrl) ? await createPostgresChangeFeed(databaseUrl, onIdleError) : createLocalChangeFeed()
+  const keys = createKeyRepository(db, changes)
   const asr = createAsrService({
     workers: config.asrWorkers,
     ...(asrEngine && { engine: () => asrEngine }),
@@ -139,6 +141,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       await asr.close()
       await speech.close()
       await blobs.close?.()
+      await changes.close()
       await db.destroy()
     },
   }

@@ -30,6 +30,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s: database job queue', (dialec
   const runner = (db: Db, options: Partial<JobRunnerOptions> & Pick<JobRunnerOptions, 'owner' | 'handler'>): JobRunner => {
     const r = createJobRunner({ jobs: createJobRepository(db), kind: 'test', pollMs: 20, onGiveUp: async () => {}, ...options })
     cleanups.push(() => r.close(1000))
+    r.start()
     return r
   }
 

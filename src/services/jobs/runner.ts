@@ -25,7 +25,10 @@ export interface JobRunnerOptions {
 }
 
 export interface JobRunner {
+  /** Queues a job (once per subject while it is queued or running); this node runs it if started. */
   add(subject: string): Promise<void>
+  /** Starts taking jobs. Until then (a CLI command opening the database) this node only queues them. */
+  start(): void
   /** Resolves when no job of this kind is queued or running (on any node). */
   idle(): Promise<void>
   /** Stops claiming, aborts running jobs, hands them back, and waits up to `timeoutMs` for them. */
@@ -50,10 +53,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const controllers = new Set<AbortController>()
   const waiters: (() => void)[] = []
   let closed = false
+  let started = false
   let pumping = false
+  let poll: NodeJS.Timeout | undefined
 
   const pump = async (): Promise<void> => {
-    if (pumping || closed) return
+    if (pumping || closed || !started) return
     pumping = true
     try {
       while (!closed && running.size < concurrency) {
@@ -105,10 +110,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     if ((await jobs.count(kind).catch(() => 1)) === 0) for (const w of waiters.splice(0)) w()
   }
 
-  const poll = setInterval(() => void pump(), options.pollMs ?? 1_000)
-  poll.unref()
-
   return {
+    start() {
+      if (started || closed) return
+      started = true
+      poll = setInterval(() => void pump(), options.pollMs ?? 1_000)
+      poll.unref()
+      void pump()
+    },
     async add(subject) {
       if (closed) return
       await jobs.add(kind, subject, at(0))

@@ -185,7 +185,7 @@ export function createModelService(options: ModelServiceOptions) {
     },
 
     /**
-     * Crash recovery, run once at start before serving. Queues a `train` job for every model left in `created`
+     * Crash recovery, run once at start before serving; then this node takes jobs. Queues a `train` job for every model left in `created`
      * or `training` (a job already queued or held by a live node is left as it is; training is deterministic
      * and the samples are stored, so a re-run gives what an interrupted run would have). On a single node it
      * also frees the leases a previous run of it held and deletes blobs under `models/` that no row registers
@@ -203,6 +203,7 @@ export function createModelService(options: ModelServiceOptions) {
       }
       const todo = await repo.idsInState(['created', 'training'])
       for (const id of todo) await training.enqueue(id)
+      training.start()
       return { orphanBlobs: orphans.length, requeued: todo.length }
     },
 

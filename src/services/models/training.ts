@@ -63,6 +63,8 @@ export interface TrainingOptions {
 export interface TrainingQueue {
   /** Queues a model in state `created`; a model already queued or running is not queued twice. */
   enqueue(id: string): Promise<void>
+  /** Starts training queued models on this node (the server does, at start; CLI commands do not). */
+  start(): void
   /** Resolves when nothing is queued or running (on any node sharing the database). */
   idle(): Promise<void>
   /** Stops taking jobs, aborts the running ones and hands them back (waits at most `closeTimeoutMs`). */
@@ -156,6 +158,7 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
 
   return {
     enqueue: (id) => runner.add(id),
+    start: () => runner.start(),
     idle: () => runner.idle(),
     close: () => runner.close(options.closeTimeoutMs ?? 10_000),
   }
