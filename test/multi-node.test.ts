@@ -1,6 +1,7 @@
 /**
- * Several real Parla processes on one PostgreSQL (issue 16): any node serves what another created, and a node
- * killed mid-training leaves its job to another node, which finishes it: no model stays in `training`.
+ * Several real Parla processes on one PostgreSQL (issue 16): any node serves what another created; a node
+ * killed mid-training leaves its job to another node, which finishes it (no model stays in `training`); and a
+ * node drained behind a real nginx under streaming load fails no request.
  */
 import { tmpdir } from 'node:os'
 import { encode } from '@msgpack/msgpack'
@@ -12,6 +13,7 @@ import { toWav } from './support/wav.js'
 import { freshPostgres, type FreshDatabase } from './support/postgres/fresh.js'
 import { PASSAGES, speech } from './support/voice-speech.js'
 import { createCluster } from './helpers/cluster.js'
+import { startNginx, type Nginx } from './helpers/nginx.js'
 
 const wavOf = async (text: string) => {
   const audio = await speech(text)
@@ -40,6 +42,7 @@ describe('several nodes on one PostgreSQL', () => {
   let database: FreshDatabase
   let auth: { authorization: string }
   let cluster: ReturnType<typeof createCluster>
+  let nginx: Nginx | undefined
   beforeAll(async () => {
     database = await freshPostgres()
     const db = await openDatabase(dialectFor(database.url, tmpdir()))
@@ -49,6 +52,7 @@ describe('several nodes on one PostgreSQL', () => {
     cluster = createCluster(database.url)
   })
   afterAll(async () => {
+    await nginx?.stop()
     await cluster?.stopAll()
     await database?.drop()
   })
@@ -105,6 +109,47 @@ describe('several nodes on one PostgreSQL', () => {
     const jobs = await client.query('select count(*)::int as n from jobs')
     await client.end()
     expect(jobs.rows[0].n).toBe(0)
+    b.child.kill('SIGTERM')
+    await b.exited
+  })
+
+  it('SIGTERM to one of two nodes behind nginx, under streaming load: every request completes', async () => {
+    const settings = { shutdownTimeoutSec: 120 }
+    const [a, b] = await Promise.all([cluster.start('e', settings), cluster.start('f', settings)])
+    nginx = await startNginx([a.url, b.url])
+    const lb = nginx.url
+    const failures: string[] = []
+    let completed = 0
+    let afterExit = 0
+    let aGone = false
+    let stop = false
+    const client = async () => {
+      while (!stop) {
+        try {
+          const res = await fetch(`${lb}/v1/tts`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/msgpack' },
+            body: encode({ text: 'Streaming while a node drains. Every request has to finish.', format: 'wav' }),
+          })
+          const body = Buffer.from(await res.arrayBuffer())
+          if (res.status !== 200 || body.length < 10_000) failures.push(`${res.status}: ${body.subarray(0, 200).toString()}`)
+          else if (aGone) afterExit++
+          else completed++
+        } catch (err) {
+          failures.push(String(err))
+        }
+      }
+    }
+    const clients = Array.from({ length: 4 }, client)
+    await until(async () => completed + failures.length, (n) => n >= 8)
+    a.child.kill('SIGTERM')
+    const code = await a.exited
+    aGone = true
+    await until(async () => afterExit + failures.length, (n) => n >= 8)
+    stop = true
+    await Promise.all(clients)
+    expect(failures).toEqual([])
+    expect(code, a.log()).toBe(0)
     b.child.kill('SIGTERM')
     await b.exited
   })
