@@ -98,6 +98,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     transcribe: async (audio, signal) => (await transcribe(asr.engine, audio, { language: 'en', timestamps: false, signal })).text,
     onError: (err, context) => logger.error({ err, context }, `[models] ${context} failed`),
     jobs: { shared: isPostgresUrl(databaseUrl), leaseMs: config.jobLeaseSec * 1000 },
+    ...(isPostgresUrl(databaseUrl) && { changes }),
     ...overrides.training,
   })
   const aliases = createVoiceAliases(config.voiceAliases)

@@ -6,6 +6,7 @@ import type { Db } from '../../store/db/database.js'
 import { createModelRepository, type ModelFieldsPatch } from '../../store/db/repositories/models.js'
 import { createJobRepository } from '../../store/db/repositories/jobs.js'
 import type { JobRunnerOptions } from '../jobs/runner.js'
+import type { ChangeFeed } from '../../store/db/changes.js'
 import { coverMedia, createModel } from './create.js'
 import { detectLanguage } from './media.js'
 import { analysisStep, type SampleTranscriber } from './analysis-step.js'
@@ -42,6 +43,8 @@ export interface ModelServiceOptions {
    * leaves their leases and their half-written blobs alone.
    */
   readonly jobs?: Partial<Pick<JobRunnerOptions, 'owner' | 'leaseMs' | 'pollMs' | 'maxAttempts' | 'backoffMs'>> & { readonly shared?: boolean }
+  /** Nodes sharing the database: model rows are cached per node and changes announced here. */
+  readonly changes?: ChangeFeed
   readonly onError?: (err: unknown, context: string) => void
 }
 
@@ -64,7 +67,7 @@ const notFound = (id: string) => new SpeechError('not_found', `Voice model '${sh
  * delete a model; others get 403 where they can see it and 404 where they cannot.
  */
 export function createModelService(options: ModelServiceOptions) {
-  const repo = createModelRepository(options.db)
+  const repo = createModelRepository(options.db, options.changes)
   const jobs = createJobRepository(options.db)
   const { shared = false, owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ...jobSettings } = options.jobs ?? {}
   const training: TrainingQueue = createTrainingQueue({
