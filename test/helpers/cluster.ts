@@ -37,7 +37,8 @@ export function createCluster(databaseUrl: string) {
     const port = await freePort()
     const dataDir = await mkdtemp(join(tmpdir(), `parla-node-${name}-`))
     dirs.push(dataDir)
-    const flags = { databaseUrl, port, dataDir, logLevel: 'info', ...settings }
+    // One engine and one ASR process per node: the nodes share the test machine's cores with other test files.
+    const flags = { databaseUrl, port, dataDir, logLevel: 'info', festivalProcesses: 1, asrWorkers: 1, ...settings }
     const args = Object.entries(flags).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v)])
     const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
