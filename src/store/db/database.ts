@@ -83,14 +83,20 @@ export const isPostgresUrl = (databaseUrl: string) => /^postgres(ql)?:/.test(dat
 /** Opens the database and applies pending migrations. */
 export async function openDatabase(dialect: Dialect): Promise<Db> {
   const db = new Kysely<Database>({ dialect })
-  // Unordered: migrations added on parallel branches may land in either order. On PostgreSQL Kysely holds an
-  // advisory lock while migrating, so nodes starting together migrate once.
   // Kysely finds its own tables in any schema unless told which: name the one `search_path` puts first, so
   // two deployments in schemas of one PostgreSQL database keep separate migration records.
-  const schema =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined
+  let schema: string | undefined
+  try {
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    }
+  } catch (err) {
+    await db.destroy()
+    const why = (err as Error).message || (err as NodeJS.ErrnoException).code || String(err)
+    throw new Error(`databaseUrl: cannot use the PostgreSQL database (${why}); check host, port, user, password and database name`, { cause: err })
+  }
+  // Unordered: migrations added on parallel branches may land in either order. On PostgreSQL Kysely holds an
+  // advisory lock while migrating, so nodes starting together migrate once.
   const migrator = new Migrator({
     db, provider: migrationProvider, allowUnorderedMigrations: true, ...(schema && { migrationTableSchema: schema }),
   })
