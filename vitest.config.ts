@@ -10,6 +10,8 @@ export default defineConfig({
     // Engines start processes and wasm per file; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
+    // One throwaway PostgreSQL per run (or PARLA_TEST_DATABASE_URL) for the tests that run on both dialects.
+    globalSetup: ['test/support/postgres/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 })

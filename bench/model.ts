@@ -5,6 +5,9 @@
  * a third are public); autocannon drives it from this process with keep-alive connections, so load generator
  * and server do not share an event loop. Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 20),
  * BENCH_MODELS (default 200), BENCH_LOG_LEVEL (server log level, default warn).
+ *
+ * `npm run bench:store` runs the same on PostgreSQL (BENCH_DATABASE=postgres): BENCH_DATABASE_URL, or else a
+ * throwaway server from Debian's package (test/support/postgres/throwaway.ts), with the database blob store.
  */
 import { fork } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -23,18 +26,19 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 const MODELS = Number(process.env.BENCH_MODELS ?? 200)
 
-if (process.argv.includes('--serve')) await serve(process.argv[process.argv.indexOf('--serve') + 1]!)
+if (process.argv.includes('--serve')) await serve(process.argv[process.argv.indexOf('--serve') + 1]!, process.argv[process.argv.indexOf('--serve') + 2] ?? '')
 else await main()
 
-async function serve(dataDir: string): Promise<void> {
+async function serve(dataDir: string, databaseUrl: string): Promise<void> {
   const { loadConfig } = await import('../src/config/load.js')
   const { createDeps } = await import('../src/deps.js')
   const { buildApp } = await import('../src/app.js')
   const { voiceWav } = await import('../test/helpers/voice-audio.js')
   const level = process.env.BENCH_LOG_LEVEL ?? 'warn'
-  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, logLevel: level } })
+  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, logLevel: level, databaseUrl } })
   const deps = await createDeps(config)
   const app = await buildApp(deps)
+  await app.ready() // crash recovery; starts training
   const { key, info } = await deps.keys.create('bench')
   const started = Date.now()
   const wav = voiceWav({ seconds: 1.5 })
@@ -56,7 +60,12 @@ async function serve(dataDir: string): Promise<void> {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'parla-bench-'))
-  const child = fork(process.argv[1]!, ['--serve', dataDir], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const postgres = process.env.BENCH_DATABASE === 'postgres' && !process.env.BENCH_DATABASE_URL
+    ? await (await import('../test/support/postgres/throwaway.js')).startThrowawayPostgres()
+    : undefined
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? postgres?.url ?? ''
+  console.log(`database: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}`)
+  const child = fork(process.argv[1]!, ['--serve', dataDir, databaseUrl], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   try {
     const ready = await new Promise<Ready>((resolve, reject) => {
       child.once('message', (m) => resolve(m as Ready))
@@ -82,6 +91,7 @@ async function main(): Promise<void> {
     child.disconnect()
     await new Promise((r) => child.once('exit', r))
     await rm(dataDir, { recursive: true, force: true })
+    await postgres?.stop()
   }
 }
 

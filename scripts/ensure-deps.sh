@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 
 # ffmpeg: the aac and flac encoders of the OpenAI surface (a streamed child process; see docs/decisions.md).
 runtime_pkgs=(festival festvox-us-slt-hts pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 bzip2 ffmpeg)
-test_pkgs=(pocketsphinx chromium)
+# postgresql: the tests start a throwaway server of their own (test/support/postgres/); Debian's default
+# cluster, if the package creates and starts one, is never used. nginx-light: the load balancer of the
+# multi-node tests, run in the foreground from a temp folder (the package's own service is never used).
+test_pkgs=(pocketsphinx chromium postgresql nginx-light)
 pkgs=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && pkgs+=("${test_pkgs[@]}")
 

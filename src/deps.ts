@@ -1,8 +1,9 @@
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { Config } from './config/schema.js'
-import { dialectFor, openDatabase, type Db } from './store/db/database.js'
+import { dialectFor, isPostgresUrl, openDatabase, type Db } from './store/db/database.js'
 import { createKeyRepository, type KeyRepository } from './store/db/repositories/keys.js'
-import { createFsBlobStore } from './store/blob/fs.js'
+import { createLocalChangeFeed, createPostgresChangeFeed } from './store/db/changes.js'
+import { openBlobStore } from './store/blob/from-config.js'
 import { createMemoryBlobStore } from './store/blob/memory.js'
 import type { BlobStore } from './store/blob/types.js'
 import { decodeAudio } from './audio/decode.js'
@@ -83,10 +84,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
   const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
-  const db = await openDatabase(dialectFor(overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl, dataDir))
+  const databaseUrl = overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl
+  const onIdleError = (err: Error) => logger.warn({ err }, '[database] a pooled connection failed; it is replaced')
+  const db = await openDatabase(dialectFor(databaseUrl, dataDir, { onIdleError, poolSize: config.databasePoolSize }))
   const blobs =
-    overrides.blobs ?? (overrides.inMemory ? createMemoryBlobStore() : await createFsBlobStore(join(dataDir, 'blobs')))
-  const keys = createKeyRepository(db)
+    overrides.blobs ??
+    (overrides.inMemory ? createMemoryBlobStore() : await openBlobStore(config.blobStore, databaseUrl, { db, dataDir }))
+  const changes = isPostgresUrl(databaseUrl) ? await createPostgresChangeFeed(databaseUrl, onIdleError) : createLocalChangeFeed()
+  const keys = createKeyRepository(db, changes)
   const asr = createAsrService({
     workers: config.asrWorkers,
     ...(asrEngine && { engine: () => asrEngine }),
@@ -102,6 +107,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // Voice samples sent without `texts` get an English transcript (pocketsphinx) for the speaking rate.
     transcribe: async (audio, signal) => (await transcribe(asr.engine, audio, { language: 'en', timestamps: false, signal })).text,
     onError: (err, context) => logger.error({ err, context }, `[models] ${context} failed`),
+    jobs: { shared: isPostgresUrl(databaseUrl), leaseMs: config.jobLeaseSec * 1000 },
+    ...(isPostgresUrl(databaseUrl) && { changes }),
     ...overrides.training,
   })
   const aliases = createVoiceAliases(config.voiceAliases)
@@ -151,6 +158,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       await asr.close()
       await speech.close()
       await blobs.close?.()
+      await changes.close()
       await db.destroy()
     },
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers/app.js'
+import { DIALECTS, startTestServer, type TestServer } from './helpers/app.js'
 import { createModel } from './helpers/models.js'
 
 const VISIBILITIES = ['public', 'unlist', 'private'] as const
@@ -12,11 +12,11 @@ const OTHER = {
   private: { get: 404, listed: false, sample: 404, patch: 404, delete: 404 },
 } as const
 
-describe('/model visibility between two accounts', () => {
+describe.each(DIALECTS)('%s: /model visibility between two accounts', (dialect) => {
   let s: TestServer
   const ids = {} as Record<V, string>
   beforeAll(async () => {
-    s = await startTestServer()
+    s = await startTestServer({}, {}, dialect)
     for (const v of VISIBILITIES) ids[v] = (await createModel(s, s.asAlice, { title: `alice ${v}`, visibility: v, tags: ['shared'] }))._id
   })
   afterAll(async () => s.close())

@@ -106,6 +106,7 @@ describe('restart recovery on the filesystem store', () => {
 
   it('removes orphan blobs and re-queues models a restart interrupted', async () => {
     deps = await createDeps(config())
+    deps.models.training.start() // no server here: take jobs as a started one does
     const account = await deps.keys.createAccount('carol')
     const input = {
       type: 'tts', title: 'survivor', trainMode: 'fast', visibility: 'private', description: '', texts: [], tags: [],

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers/app.js'
+import { DIALECTS, startTestServer, type TestServer } from './helpers/app.js'
 import { createModel, getJson } from './helpers/models.js'
 
 /**
@@ -17,7 +17,7 @@ const FIXTURES = [
   { key: 'G', who: 'bob', title: 'Bob private', visibility: 'private', tags: ['calm'], texts: ['Bonjour à tous, voici les nouvelles du jour et la météo de demain.'], score: 99, tasks: 99, at: '2026-01-01T00:00:07.000Z' },
 ] as const
 
-describe('GET /model: filters, sorting, pagination', () => {
+describe.each(DIALECTS)('%s: GET /model: filters, sorting, pagination', (dialect) => {
   let s: TestServer
   const ids = new Map<string, string>()
   const keyOf = new Map<string, string>()
@@ -30,7 +30,7 @@ describe('GET /model: filters, sorting, pagination', () => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer()
+    s = await startTestServer({}, {}, dialect)
     for (const f of FIXTURES) {
       const m = await createModel(s, f.who === 'alice' ? s.asAlice : s.asBob, { title: f.title, visibility: f.visibility, tags: [...f.tags], texts: [...f.texts] })
       ids.set(f.key, m._id)

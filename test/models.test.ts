@@ -1,6 +1,6 @@
 import { encode } from '@msgpack/msgpack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './helpers/app.js'
+import { DIALECTS, startTestServer, type TestServer } from './helpers/app.js'
 import { createModel, createMultipart, getJson, waitForTraining } from './helpers/models.js'
 import { noiseWav, PNG_1PX, silentWav, voiceSamples, voiceWav, wavBytes } from './helpers/voice-audio.js'
 
@@ -12,10 +12,10 @@ const ENTITY_KEYS = [
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-describe('/model: entity, create encodings, training, stored files', () => {
+describe.each(DIALECTS)('%s: /model: entity, create encodings, training, stored files', (dialect) => {
   let s: TestServer
   beforeAll(async () => {
-    s = await startTestServer()
+    s = await startTestServer({}, {}, dialect)
   })
   afterAll(async () => s.close())
 

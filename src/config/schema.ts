@@ -149,6 +149,18 @@ export const ConfigSchema = Type.Object(
      * same host or behind the node's own proxy); set it to scrape from other machines.
      */
     metricsToken: Type.String({ default: '' }),
+    /**
+     * Where voice samples and covers live: `fs` (`<dataDir>/blobs`, one node), `database` (rows in the database,
+     * shared by every node on one PostgreSQL), or `auto`: `database` when `databaseUrl` is PostgreSQL, else `fs`.
+     */
+    blobStore: Type.Union([Type.Literal('auto'), Type.Literal('fs'), Type.Literal('database')], { default: 'auto' }),
+    /** Most PostgreSQL connections each node keeps open. */
+    databasePoolSize: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+    /**
+     * Background jobs (voice training) are leased by one node, renewed every third of this, in seconds; a node
+     * that dies mid-job loses the job to another node after this long.
+     */
+    jobLeaseSec: Type.Number({ default: 30, minimum: 0.3, maximum: 3600 }),
   },
   { additionalProperties: false },
 )

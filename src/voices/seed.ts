@@ -16,7 +16,7 @@ const sampleKey = (modelId: string) => `models/${modelId}/sample-0.wav`
 /**
  * Every engine voice becomes a public, trained voice model owned by `parla`, with a stable `_id`
  * (`festival-slt`), so `reference_id` selects it and clients list it with `GET /model`. Existing rows are
- * left alone, so the ids and timestamps stay stable across restarts.
+ * left alone, so the ids and timestamps stay stable across restarts, and nodes seeding at once insert one row.
  */
 export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyRepository, engines: EngineSet): Promise<BuiltinVoice[]> {
   await keys.ensureAccount(PARLA_ACCOUNT.id, PARLA_ACCOUNT.nickname)
@@ -54,7 +54,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
       createdAt: now,
       updatedAt: now,
     }
-    await repo.insert(record, [{ key: sampleKey(v.modelId), model_id: v.modelId, filename: 'sample.wav', content_type: 'audio/wav', size: 0 }])
+    await repo.insertIfAbsent(record, [{ key: sampleKey(v.modelId), model_id: v.modelId, filename: 'sample.wav', content_type: 'audio/wav', size: 0 }])
   }
   return voices
 }

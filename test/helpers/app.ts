@@ -3,6 +3,11 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.js'
+import { freshPostgres } from '../support/postgres/fresh.js'
+
+/** The stores a test server can run on: in-memory SQLite, or a fresh schema in the run's PostgreSQL. */
+export const DIALECTS = ['sqlite', 'postgres'] as const
+export type TestDialect = (typeof DIALECTS)[number]
 
 export interface TestServer {
   readonly app: FastifyInstance
@@ -21,16 +26,22 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-/** A Parla server on an in-memory database and blob store, with two accounts. Settings can be overridden. */
+/**
+ * A Parla server with two accounts on an in-memory database and blob store, or (`postgres`) on an empty schema
+ * of the run's PostgreSQL with the database blob store, as a cluster node runs. Settings can be overridden.
+ */
 export async function startTestServer(
   settings: Partial<Record<keyof Config, unknown>> = {},
   overrides: Omit<DepsOverrides, 'inMemory'> = {},
+  dialect: TestDialect = 'sqlite',
 ): Promise<TestServer> {
   // Admission limits out of the way unless a test sets them (test/admission.test.ts): on a busy machine the
   // measured engine cost would rightly turn some of a test's concurrent streams away.
   const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000 }
-  const config = loadConfig({ env: {}, file: undefined, flags: { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...unlimited, ...settings } })
-  const deps = await createDeps(config, { ...overrides, inMemory: true })
+  const database = dialect === 'postgres' ? await freshPostgres() : undefined
+  const flags = { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...unlimited, ...settings, ...(database && { databaseUrl: database.url }) }
+  const config = loadConfig({ env: {}, file: undefined, flags })
+  const deps = await createDeps(config, { ...overrides, inMemory: !database })
   const app = await buildApp(deps)
   const a = await deps.keys.create('alice')
   const b = await deps.keys.create('bob')
@@ -59,6 +70,7 @@ export async function startTestServer(
         clearTimeout(force)
       }
       await deps.close()
+      await database?.drop()
     },
   }
   return server

@@ -31,8 +31,11 @@ export async function createMultipart(s: TestServer, as: { authorization: string
   return s.app.inject({ method: 'POST', url: '/model', headers: { ...as, 'content-type': contentType }, payload: body })
 }
 
-/** Polls `GET /model/{id}` until the state is `trained` or `failed` (or the timeout passes). */
-export async function waitForTraining(s: TestServer, as: { authorization: string }, id: string, timeoutMs = 20_000) {
+/**
+ * Polls `GET /model/{id}` until the state is `trained` or `failed` (or the timeout passes). The timeout is a
+ * hang guard below the test timeout, not a speed check: training took 30 s on a machine at load 20.
+ */
+export async function waitForTraining(s: TestServer, as: { authorization: string }, id: string, timeoutMs = 150_000) {
   const until = Date.now() + timeoutMs
   for (;;) {
     const res = await s.app.inject({ method: 'GET', url: `/model/${id}`, headers: as })

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
 import type { Db } from '../../store/db/database.js'
 import { createModelRepository, type ModelFieldsPatch } from '../../store/db/repositories/models.js'
+import { createJobRepository } from '../../store/db/repositories/jobs.js'
+import type { JobRunnerOptions } from '../jobs/runner.js'
+import type { ChangeFeed } from '../../store/db/changes.js'
 import { coverMedia, createModel } from './create.js'
 import { detectLanguage } from './media.js'
 import { analysisStep, type SampleTranscriber } from './analysis-step.js'
@@ -34,6 +38,13 @@ export interface ModelServiceOptions {
   /** See TrainingOptions. */
   readonly trainingTimeoutMs?: number
   readonly closeTimeoutMs?: number
+  /**
+   * The job queue's node settings. `shared`: other nodes use this database too (PostgreSQL), so startup
+   * leaves their leases and their half-written blobs alone.
+   */
+  readonly jobs?: Partial<Pick<JobRunnerOptions, 'owner' | 'leaseMs' | 'pollMs' | 'maxAttempts' | 'backoffMs'>> & { readonly shared?: boolean }
+  /** Nodes sharing the database: model rows are cached per node and changes announced here. */
+  readonly changes?: ChangeFeed
   readonly onError?: (err: unknown, context: string) => void
 }
 
@@ -56,8 +67,11 @@ const notFound = (id: string) => new SpeechError('not_found', `Voice model '${sh
  * delete a model; others get 403 where they can see it and 404 where they cannot.
  */
 export function createModelService(options: ModelServiceOptions) {
-  const repo = createModelRepository(options.db)
+  const repo = createModelRepository(options.db, options.changes)
+  const jobs = createJobRepository(options.db)
+  const { shared = false, owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ...jobSettings } = options.jobs ?? {}
   const training: TrainingQueue = createTrainingQueue({
+    jobs: { jobs, owner, ...jobSettings },
     repo,
     blobs: options.blobs,
     decode: options.decode,
@@ -105,7 +119,7 @@ export function createModelService(options: ModelServiceOptions) {
       const id = await createModel({ ...options, repo }, accountId, input)
       // Read before queueing, so the answer shows the model as created (training starts right after).
       const model = await repo.findById(id)
-      training.enqueue(id)
+      await training.enqueue(id)
       if (!model) throw new SpeechError('internal_error', `model ${id} vanished after create`)
       return model
     },
@@ -174,22 +188,25 @@ export function createModelService(options: ModelServiceOptions) {
     },
 
     /**
-     * Crash recovery, run once at start before serving: deletes blobs under `models/` that no row registers
-     * (a create or cover change that died half-way, or a delete that died after its row was gone), and
-     * re-queues models left in `training` or `created` (training is deterministic and the samples are
-     * stored, so a re-run gives what the interrupted run would have).
+     * Crash recovery, run once at start before serving; then this node takes jobs. Queues a `train` job for every model left in `created`
+     * or `training` (a job already queued or held by a live node is left as it is; training is deterministic
+     * and the samples are stored, so a re-run gives what an interrupted run would have). On a single node it
+     * also frees the leases a previous run of it held and deletes blobs under `models/` that no row registers
+     * (a create or cover change that died half-way, or a delete that died after its row was gone); with other
+     * nodes on the database those blobs may be another node's create in progress, so they are left.
      */
     async recover(): Promise<{ orphanBlobs: number; requeued: number }> {
-      const keys = await options.blobs.list('models/')
-      const registered = await repo.registeredKeys()
-      const orphans = keys.filter((k) => !registered.has(k))
-      await deleteBlobs(orphans)
-      const now = new Date().toISOString()
-      for (const id of await repo.idsInState(['training'])) {
-        await repo.setState(id, { state: 'created' }, now, ['training'])
+      let orphans: string[] = []
+      if (!shared) {
+        const keys = await options.blobs.list('models/')
+        const registered = await repo.registeredKeys()
+        orphans = keys.filter((k) => !registered.has(k))
+        await deleteBlobs(orphans)
+        await jobs.releaseLeases('train')
       }
-      const todo = await repo.idsInState(['created'])
-      for (const id of todo) training.enqueue(id)
+      const todo = await repo.idsInState(['created', 'training'])
+      for (const id of todo) await training.enqueue(id)
+      training.start()
       return { orphanBlobs: orphans.length, requeued: todo.length }
     },
 

@@ -1,6 +1,7 @@
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
 import type { ModelRepository } from '../../store/db/repositories/models.js'
+import { createJobRunner, type JobRunnerOptions } from '../jobs/runner.js'
 import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord, StoredSample } from '../../store/model-types.js'
 
 /** One stored sample, decoded for the steps. `audio` is null when the stored bytes no longer decode. */
@@ -47,7 +48,9 @@ export interface TrainingOptions {
   readonly blobs: BlobStore
   readonly decode: DecodeAudio
   readonly steps: readonly TrainingStep[]
-  /** Models trained at the same time; decoding and measuring are CPU-bound, so 1 on small machines. */
+  /** The shared job table (src/services/jobs/runner.ts) and this node's settings for it. */
+  readonly jobs: Omit<JobRunnerOptions, 'kind' | 'handler' | 'onGiveUp' | 'onError' | 'concurrency'>
+  /** Models trained at the same time on this node; decoding and measuring are CPU-bound, so 1 on small machines. */
   readonly concurrency?: number
   /** A job running longer than this fails the model (a hung step must not leave it in `training`). Default 10 min. */
   readonly jobTimeoutMs?: number
@@ -59,49 +62,45 @@ export interface TrainingOptions {
 
 export interface TrainingQueue {
   /** Queues a model in state `created`; a model already queued or running is not queued twice. */
-  enqueue(id: string): void
-  /** Resolves when nothing is queued or running. */
+  enqueue(id: string): Promise<void>
+  /** Starts training queued models on this node (the server does, at start; CLI commands do not). */
+  start(): void
+  /** Resolves when nothing is queued or running (on any node sharing the database). */
   idle(): Promise<void>
-  /** Stops taking jobs, aborts the running ones and waits for them (at most `closeTimeoutMs`). */
+  /** Stops taking jobs, aborts the running ones and hands them back (waits at most `closeTimeoutMs`). */
   close(): Promise<void>
 }
 
 /**
- * An in-process queue: `created` → `training` → `trained` | `failed`. State changes are conditional on the
- * current state, so a model deleted or re-queued meanwhile is left alone.
+ * `created` → `training` → `trained` | `failed`, as `train` jobs on the database job queue: one node runs a
+ * model at a time, a node that dies mid-job loses its lease and another node trains the model again
+ * (training is deterministic and the samples are stored). A step's `SpeechError` or the time limit fails the
+ * model; anything else (a crashed engine, the database gone) is retried with backoff, and fails the model
+ * only when the last attempt fails. State changes are conditional on the current state, so a model deleted
+ * meanwhile is left alone.
  */
 export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
-  const concurrency = Math.max(1, options.concurrency ?? 1)
   const now = options.now ?? (() => new Date().toISOString())
   const jobTimeoutMs = options.jobTimeoutMs ?? 10 * 60_000
-  const pending: string[] = []
-  const known = new Set<string>()
-  const running = new Map<string, AbortController>()
-  const waiters: (() => void)[] = []
-  let closed = false
+  const runner = createJobRunner({
+    ...options.jobs,
+    kind: 'train',
+    concurrency: options.concurrency ?? 1,
+    handler: (id, _attempt, signal) => train(id, signal),
+    onGiveUp: async (id) => {
+      await options.repo.setState(id, { state: 'failed', stateReason: 'training failed: internal error' }, now(), ['created', 'training'])
+    },
+    onError: (err, id) => options.onError?.(err, id),
+  })
 
-  const pump = () => {
-    while (!closed && running.size < concurrency && pending.length > 0) {
-      const id = pending.shift()!
-      const controller = new AbortController()
-      running.set(id, controller)
-      const timer = setTimeout(() => controller.abort(new JobTimeout(jobTimeoutMs)), jobTimeoutMs)
-      void train(id, controller.signal)
-        .catch((err) => options.onError?.(err, id))
-        .finally(() => {
-          clearTimeout(timer)
-          running.delete(id)
-          known.delete(id)
-          pump()
-          if (running.size === 0 && pending.length === 0) for (const w of waiters.splice(0)) w()
-        })
-    }
-  }
-
-  async function train(id: string, signal: AbortSignal): Promise<void> {
-    if (!(await options.repo.setState(id, { state: 'training', stateReason: '' }, now(), ['created']))) return
+  async function train(id: string, stop: AbortSignal): Promise<void> {
+    // Another node's attempt may have died half-way and left the model in `training`; this node holds the job now.
+    if (!(await options.repo.setState(id, { state: 'training', stateReason: '' }, now(), ['created', 'training']))) return
     const model = await options.repo.findById(id)
     if (!model) return
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(new JobTimeout(jobTimeoutMs)), jobTimeoutMs)
+    const signal = AbortSignal.any([stop, timeout.signal])
     try {
       // Raced with the signal, so a step that ignores it (hung I/O, a stuck engine) still frees the queue.
       const output = await Promise.race([runSteps(model, signal), rejectOnAbort(signal)])
@@ -121,14 +120,14 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
         ['training'],
       )
     } catch (err) {
-      // Aborted by shutdown: leave it in `training`; the next start re-queues it.
-      if (signal.aborted && !(signal.reason instanceof JobTimeout)) return
+      // Shutdown or a lost lease: the model stays in `training` and the job goes back to the queue.
+      if (stop.aborted) throw err
       const timedOut = signal.reason instanceof JobTimeout
-      const reason = timedOut
-        ? (signal.reason as JobTimeout).message
-        : err instanceof SpeechError ? err.message : 'training failed: internal error'
-      if (!timedOut && !(err instanceof SpeechError)) options.onError?.(err, id)
+      if (!timedOut && !(err instanceof SpeechError)) throw err
+      const reason = timedOut ? (signal.reason as JobTimeout).message : (err as SpeechError).message
       await options.repo.setState(id, { state: 'failed', stateReason: reason }, now(), ['training'])
+    } finally {
+      clearTimeout(timer)
     }
   }
 
@@ -158,30 +157,10 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
   }
 
   return {
-    enqueue(id) {
-      if (closed || known.has(id)) return
-      known.add(id)
-      pending.push(id)
-      pump()
-    },
-    idle() {
-      if (running.size === 0 && pending.length === 0) return Promise.resolve()
-      return new Promise((resolve) => waiters.push(resolve))
-    },
-    async close() {
-      closed = true
-      pending.length = 0
-      for (const c of running.values()) c.abort(new DOMException('[training] shutting down', 'AbortError'))
-      // A step that ignores its signal must not hold shutdown forever: its model stays in `training` and
-      // the next start re-queues it, exactly as after a crash.
-      let timer: NodeJS.Timeout | undefined
-      await new Promise<void>((resolve) => {
-        if (running.size === 0) return resolve()
-        waiters.push(resolve)
-        timer = setTimeout(resolve, options.closeTimeoutMs ?? 10_000)
-      })
-      clearTimeout(timer)
-    },
+    enqueue: (id) => runner.add(id),
+    start: () => runner.start(),
+    idle: () => runner.idle(),
+    close: () => runner.close(options.closeTimeoutMs ?? 10_000),
   }
 }
 

@@ -73,6 +73,32 @@ export interface BlobsTable {
   size: number
 }
 
+/** Blob bodies when `blobStore` is `database` (src/store/blob/database.ts). */
+export interface SharedBlobsTable {
+  key: string
+  body: Uint8Array
+  size: number
+  updated_at: string
+}
+
+/**
+ * Background jobs (src/services/jobs/). A job is leased by one node at a time: `lease_until` passes without a
+ * renewal (the node died) and any node may take it. Times are ISO strings, which sort as they compare.
+ */
+export interface JobsTable {
+  /** `<kind>:<subject>`, so a subject is queued once per kind. */
+  id: string
+  kind: string
+  subject: string
+  /** Runs started so far (a release at shutdown gives its attempt back). */
+  attempts: number
+  run_after: string
+  lease_owner: string | null
+  lease_until: string | null
+  last_error: string
+  created_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -80,4 +106,6 @@ export interface Database {
   model_blobs: BlobsTable
   model_tags: ModelTagsTable
   model_languages: ModelLanguagesTable
+  shared_blobs: SharedBlobsTable
+  jobs: JobsTable
 }

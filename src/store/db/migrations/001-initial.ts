@@ -43,7 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('mark_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('shared_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('task_count', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('score', 'real', (c) => c.notNull().defaultTo(0))
+    .addColumn('score', 'double precision', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute()

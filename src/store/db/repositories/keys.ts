@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Principal } from '../../../principal.js'
+import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../database.js'
 
 export interface KeyInfo {
@@ -19,11 +20,12 @@ const newId = (bytes: number) => randomBytes(bytes).toString('hex')
  * is then compared with `timingSafeEqual`, so neither lookup nor comparison leaks the secret through timing.
  * The key itself is never stored.
  */
-export function createKeyRepository(db: Db) {
-  // Authenticated keys for a few seconds, so a hot endpoint does not hit the database per request;
-  // revocation takes effect within CACHE_MS.
+export function createKeyRepository(db: Db, changes?: ChangeFeed) {
+  // Authenticated keys for a few seconds, so a hot endpoint does not hit the database per request. A revocation
+  // is announced on the change feed, which drops the entry on every node at once; CACHE_MS bounds the rest.
   const CACHE_MS = 5_000
   const cache = new Map<string, { hash: Buffer; principal: Principal; until: number }>()
+  changes?.subscribe('key', (id) => cache.delete(id))
 
   async function createAccount(nickname: string, id = newId(16)): Promise<string> {
     await db.insertInto('accounts').values({ id, nickname, created_at: new Date().toISOString() }).execute()
@@ -72,6 +74,7 @@ export function createKeyRepository(db: Db) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst()
       cache.delete(id)
+      await changes?.publish('key', id)
       return Number(result.numUpdatedRows) > 0
     },
 

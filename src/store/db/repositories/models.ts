@@ -2,7 +2,9 @@ import { sql, type Transaction } from 'kysely'
 import type { ListModelsQuery, ModelRecord, ModelState, QualityReport, StoredSample } from '../../model-types.js'
 import type { Db } from '../database.js'
 import type { BlobsTable, Database } from '../schema.js'
+import type { ChangeFeed } from '../changes.js'
 import { RECORD_COLUMNS, toRecord, toRow, type ModelRow } from './model-rows.js'
+import { createRowCache } from './row-cache.js'
 
 /** What a training run writes back; every key but `state` is optional. */
 export interface ModelStatePatch {
@@ -55,8 +57,13 @@ async function writeIndex(
   }
 }
 
-/** Voice model rows, their tag/language index rows and their blob registry. Only Kysely, so any dialect. */
-export function createModelRepository(db: Db) {
+/**
+ * Voice model rows, their tag/language index rows and their blob registry. Only Kysely, so any dialect. With a
+ * `shared` change feed (nodes on one PostgreSQL) rows read by id are cached per node (row-cache.ts).
+ */
+export function createModelRepository(db: Db, shared?: ChangeFeed) {
+  const cache = shared && createRowCache<ModelRecord>(shared, 'model')
+  const announce = async (id: string) => cache?.invalidate(id)
   const base = () =>
     db
       .selectFrom('models')
@@ -77,11 +84,30 @@ export function createModelRepository(db: Db) {
         await writeIndex(trx, 'tags', model.id, model.tags, false)
         await writeIndex(trx, 'languages', model.id, model.languages, false)
       })
+      await announce(model.id)
+    },
+
+    /**
+     * Inserts like `insert` unless a model with that id exists (then nothing changes); true when it inserted.
+     * Nodes starting together may race to seed the same built-in voice: exactly one row results.
+     */
+    async insertIfAbsent(model: ModelRecord, blobs: readonly BlobsTable[]): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx.insertInto('models').values(toRow(model)).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst()
+        if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false
+        if (blobs.length > 0) await trx.insertInto('model_blobs').values([...blobs]).onConflict((oc) => oc.column('key').doNothing()).execute()
+        await writeIndex(trx, 'tags', model.id, model.tags, false)
+        await writeIndex(trx, 'languages', model.id, model.languages, false)
+        return true
+      })
     },
 
     async findById(id: string): Promise<ModelRecord | undefined> {
-      const { rows } = await db.executeQuery<ModelRow>({ ...byId, parameters: [id] })
-      return rows[0] && toRecord(rows[0])
+      const load = async () => {
+        const { rows } = await db.executeQuery<ModelRow>({ ...byId, parameters: [id] })
+        return rows[0] && toRecord(rows[0])
+      }
+      return cache ? cache.get(id, load) : load()
     },
 
     /** One page plus the total. Visibility: `self` lists every own model; otherwise only public ones. */
@@ -144,12 +170,13 @@ export function createModelRepository(db: Db) {
           .execute()
         if (patch.tags !== undefined) await writeIndex(trx, 'tags', id, patch.tags, true)
       })
+      await announce(id)
     },
 
     /** Moves `state` (and what training measured). Only from one of `from`, so a run never revives a deleted row. */
     async setState(id: string, patch: ModelStatePatch, now: string, from?: readonly ModelState[]): Promise<boolean> {
       const profile = patch.profile === undefined ? {} : { profile: patch.profile === null ? null : JSON.stringify(patch.profile) }
-      return db.transaction().execute(async (trx) => {
+      const done = await db.transaction().execute(async (trx) => {
         let update = trx
           .updateTable('models')
           .set({
@@ -167,6 +194,8 @@ export function createModelRepository(db: Db) {
         if (changed && patch.languages !== undefined) await writeIndex(trx, 'languages', id, patch.languages, true)
         return changed
       })
+      if (done) await announce(id)
+      return done
     },
 
     /**
@@ -196,6 +225,7 @@ export function createModelRepository(db: Db) {
     /** Deletes the row; blob, tag and language rows go with it (foreign keys cascade). */
     async delete(id: string): Promise<boolean> {
       const result = await db.deleteFrom('models').where('id', '=', id).executeTakeFirst()
+      await announce(id)
       return Number(result.numDeletedRows) > 0
     },
 
