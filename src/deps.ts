@@ -15,7 +15,9 @@ import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
-import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
+import { createQuotaAllowance, type AllowanceSource } from './services/account/allowance.js'
+import { createQuotaService, type QuotaService } from './services/account/quota.js'
+import { createQuotaRepository } from './store/db/repositories/quota.js'
 import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
 import { referenceClips } from './services/models/reference-clips.js'
@@ -47,6 +49,8 @@ export interface Deps {
   readonly asr: AsrService
   /** What each account may still use (`/wallet/self/*`); unlimited until quotas are configured. */
   readonly allowance: AllowanceSource
+  /** Per-account limits and per-key usage, counted in the database (every node); see docs/quotas.md. */
+  readonly quota: QuotaService
   close(): Promise<void>
 }
 
@@ -94,6 +98,16 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     onError: (err, context) => logger.error({ err, context }, `[models] ${context} failed`),
     ...overrides.training,
   })
+  const quota = createQuotaService({
+    repo: createQuotaRepository(db),
+    logger,
+    defaults: {
+      concurrency: config.quotaConcurrency,
+      requestsPerMinute: config.quotaRequestsPerMinute,
+      charactersPerMonth: config.quotaCharactersPerMonth,
+      audioSecondsPerMonth: config.quotaAudioSecondsPerMonth,
+    },
+  })
   const aliases = createVoiceAliases(config.voiceAliases)
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
@@ -128,12 +142,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     tts: speech.tts,
     speech,
     asr,
-    allowance: createUnlimitedAllowance(db),
+    allowance: createQuotaAllowance(db, quota),
+    quota,
     async close() {
       // Training first: its steps use ASR.
       await models.close()
       await asr.close()
       await speech.close()
+      await quota.close()
       await blobs.close?.()
       await db.destroy()
     },

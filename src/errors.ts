@@ -52,12 +52,15 @@ export class SpeechError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly issues: readonly ValidationIssue[]
+  /** When to try again, in seconds (a 429 or 503): each surface sends it as `Retry-After` where it can. */
+  readonly retryAfterSec: number | undefined
 
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[] }) {
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[]; retryAfterSec?: number }) {
     super(message, options)
     this.code = code
     this.status = ERROR_CODES[code]
     this.issues = options?.issues ?? []
+    this.retryAfterSec = options?.retryAfterSec
   }
 }
 

@@ -59,5 +59,6 @@ export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, r
   const e = fromFastifyError(err)
   if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
+  if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.ceil(e.retryAfterSec)))
   void reply.code(openAiStatus(e)).type('application/json; charset=utf-8').send(openAiErrorBody(e))
 }

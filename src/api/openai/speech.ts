@@ -4,6 +4,8 @@ import type { Deps } from '../../deps.js'
 import { invalidField } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { clientSignal } from '../client-signal.js'
+import { admitHttp } from '../quota-admission.js'
+import { meteredSpeech } from '../../services/account/metered-speech.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
 import { routeModel } from './model-routing.js'
@@ -53,8 +55,9 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       latency: route.latency,
       sampleRate: OPENAI_RATE,
     })
+    const ticket = await admitHttp(deps, request, reply, { characters: body.input.length })
     const signal = clientSignal(reply)
-    const speech = await deps.tts.prepare(params, request.principal, signal)
+    const speech = meteredSpeech(await deps.tts.prepare(params, request.principal, signal), ticket)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
       return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)

@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto'
+import { SpeechError } from '../../errors.js'
+import type { Logger } from '../../logger.js'
+import type { Principal } from '../../principal.js'
+import type { QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
+import { effectiveLimits, monthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
+
+/** What a request needs from its account's monthly budgets, known before it runs. */
+export interface QuotaNeed {
+  /** TTS characters the request will speak (checked and counted at admission). */
+  readonly characters?: number
+  /** The request transcribes audio: refused once the monthly audio seconds are used up. */
+  readonly transcribes?: boolean
+}
+
+/** One admitted request or live socket. Release it exactly when it ends (any number of calls is fine). */
+export interface QuotaTicket {
+  /** Counts more characters (a live socket's text as it is spoken); throws the 429 when over the limit. */
+  charge(characters: number): Promise<void>
+  /** Counts audio: ASR input (`audioSeconds`) and TTS output (`speechSeconds`, written on release). */
+  record(usage: { audioSeconds?: number; speechSeconds?: number }): Promise<void>
+  release(): Promise<void>
+}
+
+/** A request refused by quota (for counters such as the metrics' quota rejections). */
+export interface QuotaRejection {
+  readonly limit: LimitName
+  readonly accountId: string
+  readonly keyId: string
+}
+
+export interface QuotaService {
+  /** Admits a request, or throws `rate_limited` (429, `retryAfterSec`) leaving no counter changed. */
+  admit(principal: Principal, need?: QuotaNeed): Promise<QuotaTicket>
+  limits(accountId: string): Promise<{ limits: QuotaLimits; own: LimitName[] }>
+  setLimits(accountId: string, changes: LimitChanges): Promise<void>
+  /** The account's usage in a month (default: this one). */
+  usage(accountId: string, month?: string): Promise<UsageTotals>
+  /** Calls `listener` on every rejection; returns the function that stops it. */
+  onRejected(listener: (r: QuotaRejection) => void): () => void
+  /** Stops renewing leases and deletes this node's. */
+  close(): Promise<void>
+}
+
+export interface QuotaOptions {
+  readonly repo: QuotaRepository
+  /** Limits of accounts that set none of their own. */
+  readonly defaults: QuotaLimits
+  readonly logger: Logger
+  /** A lease lives this long unless renewed (every third of it): a dead node's slots free within it. */
+  readonly leaseMs?: number
+  /** Milliseconds since the epoch; tests move it to play a node whose leases lapsed. */
+  readonly now?: () => number
+}
+
+const DEFAULT_LEASE_MS = 30_000
+/** Nothing says when a concurrent request will end; a second is a polite first retry. */
+const CONCURRENCY_RETRY_SEC = 1
+
+export function createQuotaService(options: QuotaOptions): QuotaService {
+  const { repo, defaults, logger } = options
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+  const now = options.now ?? Date.now
+  const listeners = new Set<(r: QuotaRejection) => void>()
+  const held = new Set<string>()
+  let renewal: NodeJS.Timeout | undefined
+
+  const limitsOf = async (accountId: string) => effectiveLimits(await repo.limits(accountId), defaults)
+
+  // One timer renews every lease this node holds and sweeps rows nothing counts any more.
+  const renew = async () => {
+    try {
+      const at = now()
+      await repo.renewLeases([...held], at + leaseMs)
+      await repo.sweep(at, Math.floor(at / 60_000) - 1)
+    } catch (err) {
+      logger.warn({ err }, '[quota] renewing leases failed; retrying at the next interval')
+    }
+    if (held.size === 0) stopRenewal()
+  }
+  const stopRenewal = () => {
+    clearInterval(renewal)
+    renewal = undefined
+  }
+  const hold = (id: string) => {
+    held.add(id)
+    renewal ??= setInterval(() => void renew(), Math.max(10, leaseMs / 3)).unref()
+  }
+
+  const refuse = (principal: Principal, limit: LimitName, message: string, retryAfterSec: number): SpeechError => {
+    for (const listener of listeners) listener({ limit, accountId: principal.accountId, keyId: principal.keyId })
+    logger.info({ accountId: principal.accountId, keyId: principal.keyId, limit }, `[quota] refused: ${limit}`)
+    return new SpeechError('rate_limited', message, { retryAfterSec })
+  }
+
+  /** Adds `characters` to the key's month; over the account's limit, takes them back and throws. */
+  async function chargeCharacters(principal: Principal, limits: QuotaLimits, characters: number, requests: number) {
+    const at = now()
+    const month = monthOf(at)
+    await repo.addUsage(principal.keyId, principal.accountId, month, { requests, characters })
+    const max = limits.charactersPerMonth
+    if (max === 0 || characters === 0) return
+    const used = (await repo.accountUsage(principal.accountId, month)).characters
+    if (used <= max) return
+    await repo.addUsage(principal.keyId, principal.accountId, month, { requests: -requests, characters: -characters })
+    const left = Math.max(0, max - (used - characters))
+    throw refuse(principal, 'charactersPerMonth',
+      `Monthly character limit reached: this account may synthesize ${max} characters a month and has ${left} left, ` +
+        `this text needs ${characters}; send shorter text or wait for the next month (UTC)`, secondsToNextMonth(at))
+  }
+
+  async function admit(principal: Principal, need: QuotaNeed = {}): Promise<QuotaTicket> {
+    const { accountId, keyId } = principal
+    const limits = await limitsOf(accountId)
+    // Each step writes first and checks after; a refusal takes back what the steps before it wrote.
+    const undo: Array<() => Promise<void>> = []
+    const rollBack = async () => {
+      for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err }, '[quota] taking back a count failed'))
+    }
+    let leaseId: string | undefined
+    try {
+      const at = now()
+      if (limits.requestsPerMinute > 0) {
+        const minute = Math.floor(at / 60_000)
+        const used = await repo.bumpMinute(accountId, minute, 1)
+        undo.push(async () => void (await repo.bumpMinute(accountId, minute, -1)))
+        if (used > limits.requestsPerMinute) {
+          throw refuse(principal, 'requestsPerMinute',
+            `Rate limit reached: this account may make ${limits.requestsPerMinute} requests a minute; retry when the minute is over`,
+            Math.max(1, Math.ceil(((minute + 1) * 60_000 - at) / 1000)))
+        }
+      }
+      if (limits.concurrency > 0) {
+        const id = randomBytes(12).toString('hex')
+        await repo.addLease(id, accountId, keyId, at + leaseMs)
+        undo.push(() => repo.dropLease(id))
+        if ((await repo.liveLeases(accountId, at)) > limits.concurrency) {
+          throw refuse(principal, 'concurrency',
+            `Concurrency limit reached: this account may run ${limits.concurrency} requests and live sockets at once; retry when one has finished`,
+            CONCURRENCY_RETRY_SEC)
+        }
+        leaseId = id
+      }
+      if (need.transcribes && limits.audioSecondsPerMonth > 0) {
+        const used = (await repo.accountUsage(accountId, monthOf(at))).audioSeconds
+        if (used >= limits.audioSecondsPerMonth) {
+          throw refuse(principal, 'audioSecondsPerMonth',
+            `Monthly audio limit reached: this account may transcribe ${limits.audioSecondsPerMonth} seconds of audio a month and has used ` +
+              `${Math.round(used)}; wait for the next month (UTC)`, secondsToNextMonth(at))
+        }
+      }
+      await chargeCharacters(principal, limits, need.characters ?? 0, 1)
+    } catch (err) {
+      await rollBack()
+      throw err
+    }
+    if (leaseId) hold(leaseId)
+    return ticket(principal, limits, leaseId)
+  }
+
+  function ticket(principal: Principal, limits: QuotaLimits, leaseId: string | undefined): QuotaTicket {
+    let speechSeconds = 0
+    let released = false
+    return {
+      charge: (characters) => chargeCharacters(principal, limits, characters, 0),
+      async record(usage) {
+        speechSeconds += usage.speechSeconds ?? 0
+        if (usage.audioSeconds) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { audioSeconds: usage.audioSeconds })
+      },
+      async release() {
+        if (released) return
+        released = true
+        try {
+          if (leaseId) {
+            held.delete(leaseId)
+            await repo.dropLease(leaseId)
+          }
+          if (speechSeconds > 0) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { speechSeconds })
+        } catch (err) {
+          // The lease lapses by itself; only the output seconds of this request are lost.
+          logger.warn({ err }, '[quota] releasing a request failed')
+        }
+      },
+    }
+  }
+
+  return {
+    admit,
+    async limits(accountId) {
+      const stored = await repo.limits(accountId)
+      return { limits: effectiveLimits(stored, defaults), own: ownLimits(stored) }
+    },
+    setLimits: (accountId, changes) => repo.setLimits(accountId, toStoredChanges(changes)),
+    usage: (accountId, month) => repo.accountUsage(accountId, month ?? monthOf(now())),
+    onRejected(listener) {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+    async close() {
+      stopRenewal()
+      const ids = [...held]
+      held.clear()
+      for (const id of ids) await repo.dropLease(id).catch(() => {})
+    },
+  }
+}
