@@ -3,6 +3,8 @@ import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../principal.js'
+import { meteredSpeech } from '../../services/account/metered-speech.js'
+import type { QuotaTicket } from '../../services/account/quota.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 
@@ -29,6 +31,8 @@ export interface UtteranceContext {
   send(frame: object): void
   /** Synthesis failed (not aborted): the session ends the utterance and reports `err`. */
   failed(err: unknown): void
+  /** The socket's quota admission: text is charged as it is spoken, and its audio counted. */
+  readonly quota?: QuotaTicket
 }
 
 /**
@@ -129,7 +133,10 @@ export class Utterance {
         const encoder = this.encoder
         if (this.signal.aborted || !encoder) return
         const params = { ...this.params, text: unit, languageHint: language, presplit: true }
-        const speech = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        const quota = this.ctx.quota
+        await quota?.charge(unit.length)
+        const prepared = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
+        const speech = quota ? meteredSpeech(prepared, quota) : prepared
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { SpeechError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Principal } from '../../principal.js'
-import type { QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
+import type { KeyUsageRow, QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
 import { effectiveLimits, monthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
 
 /** What a request needs from its account's monthly budgets, known before it runs. */
@@ -36,6 +36,8 @@ export interface QuotaService {
   setLimits(accountId: string, changes: LimitChanges): Promise<void>
   /** The account's usage in a month (default: this one). */
   usage(accountId: string, month?: string): Promise<UsageTotals>
+  /** Every key's usage per month, newest first (`parla keys usage`). */
+  keyUsageRows(month?: string): Promise<KeyUsageRow[]>
   /** Calls `listener` on every rejection; returns the function that stops it. */
   onRejected(listener: (r: QuotaRejection) => void): () => void
   /** Stops renewing leases and deletes this node's. */
@@ -192,6 +194,7 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
     },
     setLimits: (accountId, changes) => repo.setLimits(accountId, toStoredChanges(changes)),
     usage: (accountId, month) => repo.accountUsage(accountId, month ?? monthOf(now())),
+    keyUsageRows: (month) => repo.keyUsage(month),
     onRejected(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)
