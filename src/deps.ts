@@ -16,7 +16,7 @@ import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
 import { createQuotaAllowance, type AllowanceSource } from './services/account/allowance.js'
-import { createQuotaService, type QuotaService } from './services/account/quota.js'
+import { createQuotaService, type QuotaOptions, type QuotaService } from './services/account/quota.js'
 import { createQuotaRepository } from './store/db/repositories/quota.js'
 import { configureNeural, neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
@@ -69,6 +69,8 @@ export interface DepsOverrides {
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
   /** Default: a pino logger at `config.logLevel` on stdout. */
   readonly logger?: Logger
+  /** Quota clock and lease length (tests pin the clock to a minute and month of their choosing). */
+  readonly quota?: Pick<QuotaOptions, 'now' | 'leaseMs'>
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -107,6 +109,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       charactersPerMonth: config.quotaCharactersPerMonth,
       audioSecondsPerMonth: config.quotaAudioSecondsPerMonth,
     },
+    ...overrides.quota,
   })
   const aliases = createVoiceAliases(config.voiceAliases)
   const lookupModel: ModelLookup = async (id, principal) => {

@@ -10,7 +10,9 @@ import type { QuotaNeed, QuotaTicket } from '../services/account/quota.js'
 export async function admitHttp(deps: Deps, request: FastifyRequest, reply: FastifyReply, need: QuotaNeed): Promise<QuotaTicket> {
   const ticket = await deps.quota.admit(request.principal, need)
   const res = reply.raw
-  res.once('close', () => void ticket.release())
+  // 'finish' (all handed to the OS) comes before the client can see the end and send its next request.
+  const release = () => void ticket.release()
+  res.once('finish', release).once('close', release)
   // The client may have gone while admission waited on the database: 'close' has then fired already.
   if (res.destroyed || request.raw.socket?.destroyed) await ticket.release()
   return ticket

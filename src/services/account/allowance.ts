@@ -34,8 +34,7 @@ export function createQuotaAllowance(db: Db, quota: QuotaService): AllowanceSour
     async get(accountId) {
       const row = await db.selectFrom('accounts').select('created_at').where('id', '=', accountId).executeTakeFirst()
       const createdAt = row?.created_at ?? new Date(0).toISOString()
-      const month = new Date().toISOString().slice(0, 7)
-      const [{ limits }, usage] = await Promise.all([quota.limits(accountId), quota.usage(accountId, month)])
+      const [{ limits }, usage] = await Promise.all([quota.limits(accountId), quota.usage(accountId)])
       const max = limits.charactersPerMonth
       return {
         accountId,
@@ -43,7 +42,7 @@ export function createQuotaAllowance(db: Db, quota: QuotaService): AllowanceSour
         updatedAt: usage.updatedAt ?? createdAt,
         credit: max > 0 ? { total: max, remaining: Math.max(0, max - usage.characters) } : null,
         limits,
-        usage: { ...usage, month },
+        usage,
       }
     },
   }

@@ -35,7 +35,7 @@ export interface QuotaService {
   limits(accountId: string): Promise<{ limits: QuotaLimits; own: LimitName[] }>
   setLimits(accountId: string, changes: LimitChanges): Promise<void>
   /** The account's usage in a month (default: this one). */
-  usage(accountId: string, month?: string): Promise<UsageTotals>
+  usage(accountId: string, month?: string): Promise<UsageTotals & { month: string }>
   /** Every key's usage per month, newest first (`parla keys usage`). */
   keyUsageRows(month?: string): Promise<KeyUsageRow[]>
   /** Calls `listener` on every rejection; returns the function that stops it. */
@@ -65,6 +65,8 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
   const now = options.now ?? Date.now
   const listeners = new Set<(r: QuotaRejection) => void>()
   const held = new Set<string>()
+  /** Leases whose row is being deleted, by id → account: they no longer count here, even before the delete lands. */
+  const releasing = new Map<string, string>()
   let renewal: NodeJS.Timeout | undefined
 
   const limitsOf = async (accountId: string) => effectiveLimits(await repo.limits(accountId), defaults)
@@ -136,7 +138,11 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
         const id = randomBytes(12).toString('hex')
         await repo.addLease(id, accountId, keyId, at + leaseMs)
         undo.push(() => repo.dropLease(id))
-        if ((await repo.liveLeases(accountId, at)) > limits.concurrency) {
+        // Counted before the releasing ones are looked at: a lease whose delete lands in between is counted
+        // and not subtracted (a refusal at worst), never the other way round.
+        const live = await repo.liveLeases(accountId, at)
+        const leaving = [...releasing.values()].filter((a) => a === accountId).length
+        if (live - leaving > limits.concurrency) {
           throw refuse(principal, 'concurrency',
             `Concurrency limit reached: this account may run ${limits.concurrency} requests and live sockets at once; retry when one has finished`,
             CONCURRENCY_RETRY_SEC)
@@ -172,15 +178,19 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       async release() {
         if (released) return
         released = true
+        // At once, before any await: a client's next request right after this one ended is not refused.
+        if (leaseId) {
+          held.delete(leaseId)
+          releasing.set(leaseId, principal.accountId)
+        }
         try {
-          if (leaseId) {
-            held.delete(leaseId)
-            await repo.dropLease(leaseId)
-          }
+          if (leaseId) await repo.dropLease(leaseId)
           if (speechSeconds > 0) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { speechSeconds })
         } catch (err) {
           // The lease lapses by itself; only the output seconds of this request are lost.
           logger.warn({ err }, '[quota] releasing a request failed')
+        } finally {
+          if (leaseId) releasing.delete(leaseId)
         }
       },
     }
@@ -193,7 +203,9 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       return { limits: effectiveLimits(stored, defaults), own: ownLimits(stored) }
     },
     setLimits: (accountId, changes) => repo.setLimits(accountId, toStoredChanges(changes)),
-    usage: (accountId, month) => repo.accountUsage(accountId, month ?? monthOf(now())),
+    async usage(accountId, month = monthOf(now())) {
+      return { ...(await repo.accountUsage(accountId, month)), month }
+    },
     keyUsageRows: (month) => repo.keyUsage(month),
     onRejected(listener) {
       listeners.add(listener)
