@@ -31,6 +31,10 @@ async function account(name: string, limits: Parameters<TestServer['deps']['quot
   return { auth: { authorization: `Bearer ${key}` }, accountId: info.accountId, keyId: info.id }
 }
 
+/** A JSON answer, loosely typed: the assertions say what it must hold. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (res: Response): Promise<any> => res.json()
+
 const tts = (auth: object, text = 'Hello there.', path = '/v1/tts') =>
   fetch(new URL(path, s.url), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text, format: 'wav' }) })
 
@@ -57,7 +61,7 @@ describe('concurrency', () => {
     const refused = await tts(a.auth)
     expect(refused.status).toBe(429)
     expect(refused.headers.get('retry-after')).toBe('1')
-    const body = await refused.json()
+    const body = await json(refused)
     expect(Object.keys(body).sort()).toEqual(['message', 'status'])
     expect(body.message).toMatch(/Concurrency limit reached: this account may run 1 requests and live sockets at once/)
     expect(rejections).toContainEqual({ limit: 'concurrency', accountId: a.accountId, keyId: a.keyId })
@@ -71,7 +75,7 @@ describe('concurrency', () => {
     })
     expect(openai.status).toBe(429)
     expect(openai.headers.get('retry-after')).toBe('1')
-    expect((await openai.json()).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringContaining('Concurrency limit') })
+    expect((await json(openai)).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringContaining('Concurrency limit') })
 
     held.req.destroy()
     await vi.waitFor(async () => expect((await tts(a.auth)).status).toBe(200), { timeout: 60_000, interval: 50 })
@@ -84,7 +88,12 @@ describe('concurrency', () => {
       expect(res.status).toBe(200)
       await res.arrayBuffer()
     }
-    expect((await s.deps.quota.usage(a.accountId)).requests).toBe(3)
+    // A request that cannot be spoken (unknown voice) is answered before admission: it counts nothing.
+    const unknown = await fetch(new URL('/v1/tts', s.url), {
+      method: 'POST', headers: { ...a.auth, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Hi.', reference_id: 'no-such-voice' }),
+    })
+    expect(unknown.status).toBe(404)
+    expect(await s.deps.quota.usage(a.accountId)).toMatchObject({ requests: 3, characters: 3 * 'One more sentence, please.'.length })
   })
 
   it('ASR counts against the same slot as TTS', async () => {
@@ -106,7 +115,7 @@ describe('requests per minute', () => {
     expect(refused.status).toBe(429)
     // 12:00:30: the window ends in 30 s.
     expect(refused.headers.get('retry-after')).toBe('30')
-    expect((await refused.json()).message).toMatch(/may make 2 requests a minute/)
+    expect((await json(refused)).message).toMatch(/may make 2 requests a minute/)
     expect((await s.deps.quota.usage(a.accountId)).requests).toBe(2)
     clock = START + 60_000
     try {
@@ -121,8 +130,8 @@ describe('monthly characters', () => {
   it('refuses text past the limit, counts nothing for it, and the wallet reports what is left', async () => {
     const a = await account('chars', { charactersPerMonth: 30 })
     const wallet = async () => ({
-      credit: await (await fetch(new URL('/wallet/self/api-credit', s.url), { headers: a.auth })).json(),
-      pkg: await (await fetch(new URL('/wallet/self/package', s.url), { headers: a.auth })).json(),
+      credit: await json(await fetch(new URL('/wallet/self/api-credit', s.url), { headers: a.auth })),
+      pkg: await json(await fetch(new URL('/wallet/self/package', s.url), { headers: a.auth })),
     })
     const first = await wallet()
     expect(first.credit).toMatchObject({ credit: '30', unlimited: false, limits: { characters_per_month: 30, concurrency: 0 } })
@@ -133,7 +142,7 @@ describe('monthly characters', () => {
     expect(refused.status).toBe(429)
     // From 12:00:30 on the 23rd of November to 1 December, UTC.
     expect(Number(refused.headers.get('retry-after'))).toBe((Date.UTC(2026, 11, 1) - START) / 1000)
-    expect((await refused.json()).message).toMatch(/may synthesize 30 characters a month and has 10 left, this text needs 20/)
+    expect((await json(refused)).message).toMatch(/may synthesize 30 characters a month and has 10 left, this text needs 20/)
 
     const after = await wallet()
     expect(after.credit).toMatchObject({ credit: '10', usage: { month: '2026-11', requests: 1, characters: 20 } })
@@ -154,7 +163,7 @@ describe('monthly characters', () => {
   })
 
   it('an unlimited account reads as before: unlimited credit, its usage counted', async () => {
-    const credit = await (await fetch(new URL('/wallet/self/api-credit', s.url), { headers: s.asBob })).json()
+    const credit = await json(await fetch(new URL('/wallet/self/api-credit', s.url), { headers: s.asBob }))
     expect(credit).toMatchObject({ unlimited: true, credit: String(Number.MAX_SAFE_INTEGER), limits: { concurrency: 0, requests_per_minute: 0 } })
     expect(credit.usage.requests).toBeGreaterThan(0)
   })
@@ -166,12 +175,12 @@ describe('monthly audio seconds', () => {
     const asr = () => fetch(new URL('/v1/asr', s.url), { method: 'POST', headers: a.auth, body: asrRequestBody() })
     const ok = await asr()
     expect(ok.status, await ok.clone().text()).toBe(200)
-    const { duration } = await ok.json()
+    const { duration } = await json(ok)
     expect((await s.deps.quota.usage(a.accountId)).audioSeconds).toBeCloseTo(duration, 3)
     expect(duration).toBeGreaterThan(2)
     const refused = await asr()
     expect(refused.status).toBe(429)
-    expect((await refused.json()).message).toMatch(/may transcribe 2 seconds of audio a month/)
+    expect((await json(refused)).message).toMatch(/may transcribe 2 seconds of audio a month/)
     const openai = await fetch(new URL('/v1/audio/transcriptions', s.url), { method: 'POST', headers: a.auth, body: asrRequestBody('file') })
     expect(openai.status).toBe(429)
     expect((await s.deps.quota.usage(a.accountId)).requests).toBe(1)

@@ -133,9 +133,9 @@ export class Utterance {
         const encoder = this.encoder
         if (this.signal.aborted || !encoder) return
         const params = { ...this.params, text: unit, languageHint: language, presplit: true }
+        const prepared = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
         const quota = this.ctx.quota
         await quota?.charge(unit.length)
-        const prepared = await this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
         const speech = quota ? meteredSpeech(prepared, quota) : prepared
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting

@@ -29,11 +29,11 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   const prepare = async (request: FastifyRequest<{ Body: TtsRequestBody }>, reply: FastifyReply, signal: AbortSignal) => {
     const body = request.body
     if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak')
-    const params = toTtsParams(body, request.headers.model, deps.config)
-    // Held until the response is over; the text's characters count against the monthly limit.
-    const ticket = await admitHttp(deps, request, reply, { characters: body.text.length })
-    const speech = await deps.tts.prepare(params, request.principal, signal)
+    const speech = await deps.tts.prepare(toTtsParams(body, request.headers.model, deps.config), request.principal, signal)
     if (speech.chunks.length === 0) throw nothingToSpeak()
+    // Once the request is known to be speakable (an unknown voice is no request for speech): a slot until the
+    // response is over, and the text's characters against the monthly limit.
+    const ticket = await admitHttp(deps, request, reply, { characters: body.text.length })
     return meteredSpeech(speech, ticket)
   }
 

@@ -55,9 +55,9 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       latency: route.latency,
       sampleRate: OPENAI_RATE,
     })
-    const ticket = await admitHttp(deps, request, reply, { characters: body.input.length })
     const signal = clientSignal(reply)
-    const speech = meteredSpeech(await deps.tts.prepare(params, request.principal, signal), ticket)
+    const prepared = await deps.tts.prepare(params, request.principal, signal)
+    const speech = meteredSpeech(prepared, await admitHttp(deps, request, reply, { characters: body.input.length }))
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
       return sendStream(reply, 'text/event-stream; charset=utf-8', speechEvents(speech, body.input, signal), signal)
