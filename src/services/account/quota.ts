@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { SpeechError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Principal } from '../../principal.js'
 import type { KeyUsageRow, QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
+import { createLeaseKeeper } from './leases.js'
 import { effectiveLimits, monthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
 
 /** What a request needs from its account's monthly budgets, known before it runs. */
@@ -64,35 +64,20 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const now = options.now ?? Date.now
   const listeners = new Set<(r: QuotaRejection) => void>()
-  const held = new Set<string>()
-  /** Leases whose row is being deleted, by id → account: they no longer count here, even before the delete lands. */
-  const releasing = new Map<string, string>()
-  let renewal: NodeJS.Timeout | undefined
+  const leases = createLeaseKeeper(repo, logger, leaseMs, now)
+  /** The last minute whose older windows were swept (the lease timer sweeps too, but only while leases are held). */
+  let sweptMinute = 0
 
   const limitsOf = async (accountId: string) => effectiveLimits(await repo.limits(accountId), defaults)
 
-  // One timer renews every lease this node holds and sweeps rows nothing counts any more.
-  const renew = async () => {
-    try {
-      const at = now()
-      await repo.renewLeases([...held], at + leaseMs)
-      await repo.sweep(at, Math.floor(at / 60_000) - 1)
-    } catch (err) {
-      logger.warn({ err }, '[quota] renewing leases failed; retrying at the next interval')
-    }
-    if (held.size === 0) stopRenewal()
-  }
-  const stopRenewal = () => {
-    clearInterval(renewal)
-    renewal = undefined
-  }
-  const hold = (id: string) => {
-    held.add(id)
-    renewal ??= setInterval(() => void renew(), Math.max(10, leaseMs / 3)).unref()
-  }
-
   const refuse = (principal: Principal, limit: LimitName, message: string, retryAfterSec: number): SpeechError => {
-    for (const listener of listeners) listener({ limit, accountId: principal.accountId, keyId: principal.keyId })
+    for (const listener of listeners) {
+      try {
+        listener({ limit, accountId: principal.accountId, keyId: principal.keyId })
+      } catch (err) {
+        logger.warn({ err }, '[quota] a rejection listener failed')
+      }
+    }
     logger.info({ accountId: principal.accountId, keyId: principal.keyId, limit }, `[quota] refused: ${limit}`)
     return new SpeechError('rate_limited', message, { retryAfterSec })
   }
@@ -126,6 +111,10 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       const at = now()
       if (limits.requestsPerMinute > 0) {
         const minute = Math.floor(at / 60_000)
+        if (minute > sweptMinute) {
+          sweptMinute = minute
+          void repo.sweep(at, minute - 1).catch((err) => logger.warn({ err }, '[quota] sweeping old counts failed'))
+        }
         const used = await repo.bumpMinute(accountId, minute, 1)
         undo.push(async () => void (await repo.bumpMinute(accountId, minute, -1)))
         if (used > limits.requestsPerMinute) {
@@ -135,14 +124,9 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
         }
       }
       if (limits.concurrency > 0) {
-        const id = randomBytes(12).toString('hex')
-        await repo.addLease(id, accountId, keyId, at + leaseMs)
+        const id = await leases.add(accountId, keyId)
         undo.push(() => repo.dropLease(id))
-        // Counted before the releasing ones are looked at: a lease whose delete lands in between is counted
-        // and not subtracted (a refusal at worst), never the other way round.
-        const live = await repo.liveLeases(accountId, at)
-        const leaving = [...releasing.values()].filter((a) => a === accountId).length
-        if (live - leaving > limits.concurrency) {
+        if ((await leases.count(accountId)) > limits.concurrency) {
           throw refuse(principal, 'concurrency',
             `Concurrency limit reached: this account may run ${limits.concurrency} requests and live sockets at once; retry when one has finished`,
             CONCURRENCY_RETRY_SEC)
@@ -162,7 +146,7 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       await rollBack()
       throw err
     }
-    if (leaseId) hold(leaseId)
+    if (leaseId) leases.hold(leaseId)
     return ticket(principal, limits, leaseId)
   }
 
@@ -178,19 +162,13 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       async release() {
         if (released) return
         released = true
-        // At once, before any await: a client's next request right after this one ended is not refused.
-        if (leaseId) {
-          held.delete(leaseId)
-          releasing.set(leaseId, principal.accountId)
-        }
         try {
-          if (leaseId) await repo.dropLease(leaseId)
+          // Uncounted at once, before any await: a client's next request right after this one is not refused.
+          if (leaseId) await leases.release(leaseId, principal.accountId)
           if (speechSeconds > 0) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { speechSeconds })
         } catch (err) {
           // The lease lapses by itself; only the output seconds of this request are lost.
           logger.warn({ err }, '[quota] releasing a request failed')
-        } finally {
-          if (leaseId) releasing.delete(leaseId)
         }
       },
     }
@@ -211,11 +189,6 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
       listeners.add(listener)
       return () => void listeners.delete(listener)
     },
-    async close() {
-      stopRenewal()
-      const ids = [...held]
-      held.clear()
-      for (const id of ids) await repo.dropLease(id).catch(() => {})
-    },
+    close: () => leases.close(),
   }
 }
