@@ -52,7 +52,7 @@ export class SpeechError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly issues: readonly ValidationIssue[]
-  /** When to try again, in seconds (a 429 or 503): each surface sends it as `Retry-After` where it can. */
+  /** Seconds after which the same request may succeed (a busy server, a rate limit): the `Retry-After` header. */
   readonly retryAfterSec: number | undefined
 
   constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[]; retryAfterSec?: number }) {

@@ -115,7 +115,7 @@ describe('requests per minute', () => {
     expect(refused.status).toBe(429)
     // 12:00:30: the window ends in 30 s.
     expect(refused.headers.get('retry-after')).toBe('30')
-    expect((await json(refused)).message).toMatch(/may make 2 requests a minute/)
+    expect((await json(refused)).message).toMatch(/may make 2 requests a minute; retry in 30 s/)
     expect((await s.deps.quota.usage(a.accountId)).requests).toBe(2)
     clock = START + 60_000
     try {
@@ -142,7 +142,7 @@ describe('monthly characters', () => {
     expect(refused.status).toBe(429)
     // From 12:00:30 on the 23rd of November to 1 December, UTC.
     expect(Number(refused.headers.get('retry-after'))).toBe((Date.UTC(2026, 11, 1) - START) / 1000)
-    expect((await json(refused)).message).toMatch(/may synthesize 30 characters a month and has 10 left, this text needs 20/)
+    expect((await json(refused)).message).toMatch(/may synthesize 30 characters a month and has 10 left, this text needs 20; send shorter text or wait for the next month \(2026-12-01, UTC\)/)
 
     const after = await wallet()
     expect(after.credit).toMatchObject({ credit: '10', usage: { month: '2026-11', requests: 1, characters: 20 } })

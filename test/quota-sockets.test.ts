@@ -78,7 +78,7 @@ describe('live socket', () => {
     const ok = await c.speak({ format: 'pcm' }, 'Short one.')
     expect(ok.finish).toMatchObject({ reason: 'stop' })
     const over = await c.speak({ format: 'pcm' }, 'This sentence is well over what is left.')
-    expect(over.finish).toMatchObject({ event: 'finish', reason: 'error', message: expect.stringMatching(/Monthly character limit reached.*\(retry after \d+ s\)/) })
+    expect(over.finish).toMatchObject({ event: 'finish', reason: 'error', message: expect.stringMatching(/Monthly character limit reached.*wait for the next month \(\d{4}-\d{2}-01, UTC\)/) })
     const usage = await s.deps.quota.usage(a.accountId)
     // The socket is one request; only the text that was spoken counts.
     expect(usage.requests).toBe(1)
@@ -99,7 +99,7 @@ describe('wyoming', () => {
       c.send('synthesize', { text: 'This one is too long for what is left.' })
       const error = await c.next()
       expect(error.type).toBe('error')
-      expect(error.data).toMatchObject({ code: 'rate_limited', text: expect.stringMatching(/Monthly character limit reached.*retry after/) })
+      expect(error.data).toMatchObject({ code: 'rate_limited', text: expect.stringMatching(/Monthly character limit reached.*next month/) })
       const usage = await s.deps.quota.usage(WYOMING_PRINCIPAL.accountId)
       expect(usage).toMatchObject({ requests: 1, characters: 'Hello from Wyoming.'.length })
       await vi.waitFor(async () => expect((await s.deps.quota.usage(WYOMING_PRINCIPAL.accountId)).speechSeconds).toBeGreaterThan(0.3))

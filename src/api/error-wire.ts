@@ -107,19 +107,22 @@ export function fishErrorBody(e: SpeechError): unknown {
   return { status: e.status, message: e.status >= 500 ? 'Internal server error' : e.message }
 }
 
+/** `Retry-After` in whole seconds for an error that says when to come back (any surface's HTTP mapper). */
+export function setRetryAfter(reply: FastifyReply, e: SpeechError): void {
+  if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfterSec))))
+}
+
 export function fishErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const e = fromFastifyError(err)
   if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
-  if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.ceil(e.retryAfterSec)))
+  setRetryAfter(reply, e)
   void reply.code(e.status).type('application/json; charset=utf-8').send(fishErrorBody(e))
 }
 
 /** The `message` of a live-socket `finish {reason: "error"}` frame: the same text an HTTP error would carry. */
 export function fishLiveErrorMessage(e: SpeechError): string {
   if (e.status >= 500) return 'Internal server error'
-  // A frame has no header: the wait goes into the text.
-  if (e.retryAfterSec !== undefined) return `${e.message} (retry after ${Math.ceil(e.retryAfterSec)} s)`
   if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')
   return e.message
 }

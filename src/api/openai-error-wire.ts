@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { SpeechError } from '../errors.js'
-import { fromFastifyError } from './error-wire.js'
+import { fromFastifyError, setRetryAfter } from './error-wire.js'
 
 /**
  * The OpenAI surface's error wire: `{"error": {"message", "type", "param", "code"}}` with OpenAI's statuses.
@@ -59,6 +59,6 @@ export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, r
   const e = fromFastifyError(err)
   if (e.status >= 500) request.log.error({ err: e.cause ?? err }, 'request failed')
   else request.log.info({ code: e.code, msg: e.message }, 'request rejected')
-  if (e.retryAfterSec !== undefined) void reply.header('retry-after', String(Math.ceil(e.retryAfterSec)))
+  setRetryAfter(reply, e)
   void reply.code(openAiStatus(e)).type('application/json; charset=utf-8').send(openAiErrorBody(e))
 }

@@ -55,8 +55,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
     if (isAbortError(err) || closed.signal.aborted) return
     const e = toSpeechError(err)
     if (e.status >= 500) log.error({ err: e.cause ?? err }, 'wyoming request failed')
-    const retry = e.retryAfterSec !== undefined ? ` (retry after ${Math.ceil(e.retryAfterSec)} s)` : ''
-    const text = e.status >= 500 ? 'Internal server error' : e.issues.length > 0 ? e.issues.map((i) => i.msg).join('; ') : e.message + retry
+    const text = e.status >= 500 ? 'Internal server error' : e.issues.length > 0 ? e.issues.map((i) => i.msg).join('; ') : e.message
     void send('error', { text, code: e.code }).catch(() => {})
   }
   const then = (task: () => Promise<void>) => {

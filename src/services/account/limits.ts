@@ -60,6 +60,12 @@ export function toStoredChanges(changes: LimitChanges): Partial<StoredLimits> {
 /** UTC calendar month of `ms`, `YYYY-MM`: the period monthly limits and usage count in. */
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7)
 
+/** The first day of the month after the one `ms` is in, `YYYY-MM-01`. */
+export function nextMonthOf(ms: number): string {
+  const d = new Date(ms)
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10)
+}
+
 /** Seconds from `ms` to the start of the next UTC month, when monthly limits start over. */
 export function secondsToNextMonth(ms: number): number {
   const d = new Date(ms)

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js'
 import type { Principal } from '../../principal.js'
 import type { KeyUsageRow, QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
 import { createLeaseKeeper } from './leases.js'
-import { effectiveLimits, monthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
+import { effectiveLimits, monthOf, nextMonthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
 
 /** What a request needs from its account's monthly budgets, known before it runs. */
 export interface QuotaNeed {
@@ -95,7 +95,7 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
     const left = Math.max(0, max - (used - characters))
     throw refuse(principal, 'charactersPerMonth',
       `Monthly character limit reached: this account may synthesize ${max} characters a month and has ${left} left, ` +
-        `this text needs ${characters}; send shorter text or wait for the next month (UTC)`, secondsToNextMonth(at))
+        `this text needs ${characters}; send shorter text or wait for the next month (${nextMonthOf(at)}, UTC)`, secondsToNextMonth(at))
   }
 
   async function admit(principal: Principal, need: QuotaNeed = {}): Promise<QuotaTicket> {
@@ -118,9 +118,10 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
         const used = await repo.bumpMinute(accountId, minute, 1)
         undo.push(async () => void (await repo.bumpMinute(accountId, minute, -1)))
         if (used > limits.requestsPerMinute) {
+          const untilNextMinute = Math.max(1, Math.ceil(((minute + 1) * 60_000 - at) / 1000))
           throw refuse(principal, 'requestsPerMinute',
-            `Rate limit reached: this account may make ${limits.requestsPerMinute} requests a minute; retry when the minute is over`,
-            Math.max(1, Math.ceil(((minute + 1) * 60_000 - at) / 1000)))
+            `Rate limit reached: this account may make ${limits.requestsPerMinute} requests a minute; retry in ${untilNextMinute} s`,
+            untilNextMinute)
         }
       }
       if (limits.concurrency > 0) {
@@ -138,7 +139,7 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
         if (used >= limits.audioSecondsPerMonth) {
           throw refuse(principal, 'audioSecondsPerMonth',
             `Monthly audio limit reached: this account may transcribe ${limits.audioSecondsPerMonth} seconds of audio a month and has used ` +
-              `${Math.round(used)}; wait for the next month (UTC)`, secondsToNextMonth(at))
+              `${Math.round(used)}; wait for the next month (${nextMonthOf(at)}, UTC)`, secondsToNextMonth(at))
         }
       }
       await chargeCharacters(principal, limits, need.characters ?? 0, 1)

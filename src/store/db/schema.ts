@@ -73,7 +73,7 @@ export interface BlobsTable {
   size: number
 }
 
-/** An account's own limits (migration 003); null: the configured default, 0: unlimited. */
+/** An account's own limits (migration 004); null: the configured default, 0: unlimited. */
 export interface AccountLimitsTable {
   account_id: string
   max_concurrent: number | null
