@@ -21,9 +21,10 @@ let file: string
 const dbs: Db[] = []
 const services: QuotaService[] = []
 
-async function node(leaseMs?: number): Promise<QuotaService> {
-  const db = await openDatabase(dialectFor(`sqlite:${file}`, dir))
-  dbs.push(db)
+/** A node: its own quota service (leases, timer) on its own connection, or on `db` when given. */
+async function node(leaseMs?: number, shared?: Db): Promise<QuotaService> {
+  const db = shared ?? (await openDatabase(dialectFor(`sqlite:${file}`, dir)))
+  if (!shared) dbs.push(db)
   const quota = createQuotaService({ repo: createQuotaRepository(db), defaults: UNLIMITED_LIMITS, logger: createLogger('silent'), ...(leaseMs && { leaseMs }) })
   services.push(quota)
   return quota
@@ -62,6 +63,30 @@ describe('quotas across nodes on one database', () => {
     expect(usage.requests).toBe(3)
     const rows = await a.keyUsageRows()
     expect(rows.map((r) => [r.keyId, r.requests]).sort()).toEqual([['k1', 2], ['k2', 1]])
+  })
+
+  // better-sqlite3 is synchronous: two connections in one process would wait on each other's locks with the
+  // thread blocked. One SQLite file is one node's database anyway, so the race runs two quota services over
+  // one connection here; with PostgreSQL (test/support/postgres when present) each gets its own pool.
+  it('requests racing on two quota services: exactly the limit is admitted, for slots and for characters', async () => {
+    const db = await openDatabase(dialectFor(`sqlite:${file}`, dir))
+    dbs.push(db)
+    const a = await node(undefined, db)
+    const b = await node(undefined, db)
+    await a.setLimits('acct-race', { concurrency: 3 })
+    const race = (account: string, characters?: number) =>
+      Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).admit({ accountId: account, keyId: `race-${i % 4}` }, characters ? { characters } : {})))
+    const slots = await race('acct-race')
+    const admitted = slots.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+    expect(admitted).toHaveLength(3)
+    expect(slots.every((r) => r.status === 'fulfilled' || (r.reason as SpeechError).code === 'rate_limited')).toBe(true)
+    for (const t of admitted) await t.release()
+    expect((await b.usage('acct-race')).requests).toBe(3)
+
+    await b.setLimits('acct-chars', { charactersPerMonth: 100 })
+    const texts = await race('acct-chars', 10)
+    expect(texts.filter((r) => r.status === 'fulfilled')).toHaveLength(10)
+    expect(await a.usage('acct-chars')).toMatchObject({ requests: 10, characters: 100 })
   })
 
   it('a node killed with SIGKILL holds its slot only until its lease lapses', async () => {

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import type { Logger } from '../../logger.js'
-import type { QuotaRepository } from '../../store/db/repositories/quota.js'
+import type { QuotaQueries } from '../../store/db/repositories/quota.js'
 
 /**
  * This node's concurrency leases. Each is a row with an expiry `leaseMs` ahead; one timer renews every lease
- * the node holds every third of that, so a node that dies stops renewing and its slots free themselves.
+ * the node holds every third of that (and sweeps rows nothing counts any more), so a node that dies stops
+ * renewing and its slots free themselves.
  */
 export interface LeaseKeeper {
-  /** Writes a new lease for the account (not yet held: the caller may drop it) and returns its id. */
-  add(accountId: string, keyId: string): Promise<string>
-  /** Leases of the account alive at `now` on every node, less the ones this node is releasing. */
-  count(accountId: string): Promise<number>
+  readonly leaseMs: number
+  newId(): string
+  /** Leases of the account this node is releasing: still in the database for a moment, no longer counted. */
+  leaving(accountId: string): number
   /** Keeps the lease renewed until released. */
   hold(id: string): void
   /** Stops counting the lease at once, then deletes it. */
@@ -18,9 +19,8 @@ export interface LeaseKeeper {
   close(): Promise<void>
 }
 
-export function createLeaseKeeper(repo: QuotaRepository, logger: Logger, leaseMs: number, now: () => number): LeaseKeeper {
+export function createLeaseKeeper(repo: QuotaQueries, logger: Logger, leaseMs: number, now: () => number): LeaseKeeper {
   const held = new Set<string>()
-  /** Leases whose row is being deleted, id → account: they no longer count here, even before the delete lands. */
   const releasing = new Map<string, string>()
   let timer: NodeJS.Timeout | undefined
 
@@ -40,18 +40,12 @@ export function createLeaseKeeper(repo: QuotaRepository, logger: Logger, leaseMs
   }
 
   return {
-    async add(accountId, keyId) {
-      const id = randomBytes(12).toString('hex')
-      await repo.addLease(id, accountId, keyId, now() + leaseMs)
-      return id
-    },
-    async count(accountId) {
-      // Counted before the releasing ones are looked at: a lease whose delete lands in between is counted and
-      // not subtracted (a refusal at worst), never the other way round.
-      const live = await repo.liveLeases(accountId, now())
-      let leaving = 0
-      for (const account of releasing.values()) if (account === accountId) leaving++
-      return live - leaving
+    leaseMs,
+    newId: () => randomBytes(12).toString('hex'),
+    leaving(accountId) {
+      let n = 0
+      for (const account of releasing.values()) if (account === accountId) n++
+      return n
     },
     hold(id) {
       held.add(id)

@@ -3,7 +3,8 @@ import type { Logger } from '../../logger.js'
 import type { Principal } from '../../principal.js'
 import type { KeyUsageRow, QuotaRepository, UsageTotals } from '../../store/db/repositories/quota.js'
 import { createLeaseKeeper } from './leases.js'
-import { effectiveLimits, monthOf, nextMonthOf, ownLimits, secondsToNextMonth, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
+import { admitInTurn, needsTurn, QuotaExceeded, type AdmissionStep } from './admission.js'
+import { effectiveLimits, monthOf, ownLimits, toStoredChanges, type LimitChanges, type LimitName, type QuotaLimits } from './limits.js'
 
 /** What a request needs from its account's monthly budgets, known before it runs. */
 export interface QuotaNeed {
@@ -56,109 +57,59 @@ export interface QuotaOptions {
 }
 
 const DEFAULT_LEASE_MS = 30_000
-/** Nothing says when a concurrent request will end; a second is a polite first retry. */
-const CONCURRENCY_RETRY_SEC = 1
 
 export function createQuotaService(options: QuotaOptions): QuotaService {
   const { repo, defaults, logger } = options
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const now = options.now ?? Date.now
   const listeners = new Set<(r: QuotaRejection) => void>()
-  const leases = createLeaseKeeper(repo, logger, leaseMs, now)
+  const leases = createLeaseKeeper(repo, logger, options.leaseMs ?? DEFAULT_LEASE_MS, now)
   /** The last minute whose older windows were swept (the lease timer sweeps too, but only while leases are held). */
   let sweptMinute = 0
 
-  const limitsOf = async (accountId: string) => effectiveLimits(await repo.limits(accountId), defaults)
-
-  const refuse = (principal: Principal, limit: LimitName, message: string, retryAfterSec: number): SpeechError => {
+  const refuse = (principal: Principal, e: QuotaExceeded): SpeechError => {
     for (const listener of listeners) {
       try {
-        listener({ limit, accountId: principal.accountId, keyId: principal.keyId })
+        listener({ limit: e.limit, accountId: principal.accountId, keyId: principal.keyId })
       } catch (err) {
         logger.warn({ err }, '[quota] a rejection listener failed')
       }
     }
-    logger.info({ accountId: principal.accountId, keyId: principal.keyId, limit }, `[quota] refused: ${limit}`)
-    return new SpeechError('rate_limited', message, { retryAfterSec })
+    logger.info({ accountId: principal.accountId, keyId: principal.keyId, limit: e.limit }, `[quota] refused: ${e.limit}`)
+    return new SpeechError('rate_limited', e.message, { retryAfterSec: e.retryAfterSec })
   }
 
-  /** Adds `characters` to the key's month; over the account's limit, takes them back and throws. */
-  async function chargeCharacters(principal: Principal, limits: QuotaLimits, characters: number, requests: number) {
+  /** One admission step, in the account's turn when a limit it touches is set. */
+  async function step(principal: Principal, limits: QuotaLimits, request: boolean, need: QuotaNeed): Promise<string | undefined> {
     const at = now()
-    const month = monthOf(at)
-    await repo.addUsage(principal.keyId, principal.accountId, month, { requests, characters })
-    const max = limits.charactersPerMonth
-    if (max === 0 || characters === 0) return
-    const used = (await repo.accountUsage(principal.accountId, month)).characters
-    if (used <= max) return
-    await repo.addUsage(principal.keyId, principal.accountId, month, { requests: -requests, characters: -characters })
-    const left = Math.max(0, max - (used - characters))
-    throw refuse(principal, 'charactersPerMonth',
-      `Monthly character limit reached: this account may synthesize ${max} characters a month and has ${left} left, ` +
-        `this text needs ${characters}; send shorter text or wait for the next month (${nextMonthOf(at)}, UTC)`, secondsToNextMonth(at))
+    const minute = Math.floor(at / 60_000)
+    if (minute > sweptMinute) {
+      sweptMinute = minute
+      void repo.sweep(at, minute - 1).catch((err) => logger.warn({ err }, '[quota] sweeping old counts failed'))
+    }
+    const s: AdmissionStep = { principal, limits, at, request, characters: need.characters ?? 0, transcribes: need.transcribes ?? false }
+    if (!needsTurn(s)) {
+      await repo.addUsage(principal.keyId, principal.accountId, monthOf(at), { requests: request ? 1 : 0, characters: s.characters })
+      return undefined
+    }
+    try {
+      return await repo.inTurn(principal.accountId, (turn) => admitInTurn(turn, leases, s))
+    } catch (err) {
+      throw err instanceof QuotaExceeded ? refuse(principal, err) : err
+    }
   }
 
   async function admit(principal: Principal, need: QuotaNeed = {}): Promise<QuotaTicket> {
-    const { accountId, keyId } = principal
-    const limits = await limitsOf(accountId)
-    // Each step writes first and checks after; a refusal takes back what the steps before it wrote.
-    const undo: Array<() => Promise<void>> = []
-    const rollBack = async () => {
-      for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err }, '[quota] taking back a count failed'))
-    }
-    let leaseId: string | undefined
-    try {
-      const at = now()
-      if (limits.requestsPerMinute > 0) {
-        const minute = Math.floor(at / 60_000)
-        if (minute > sweptMinute) {
-          sweptMinute = minute
-          void repo.sweep(at, minute - 1).catch((err) => logger.warn({ err }, '[quota] sweeping old counts failed'))
-        }
-        const used = await repo.bumpMinute(accountId, minute, 1)
-        undo.push(async () => void (await repo.bumpMinute(accountId, minute, -1)))
-        if (used > limits.requestsPerMinute) {
-          const untilNextMinute = Math.max(1, Math.ceil(((minute + 1) * 60_000 - at) / 1000))
-          throw refuse(principal, 'requestsPerMinute',
-            `Rate limit reached: this account may make ${limits.requestsPerMinute} requests a minute; retry in ${untilNextMinute} s`,
-            untilNextMinute)
-        }
-      }
-      if (limits.concurrency > 0) {
-        const id = await leases.add(accountId, keyId)
-        undo.push(() => repo.dropLease(id))
-        if ((await leases.count(accountId)) > limits.concurrency) {
-          throw refuse(principal, 'concurrency',
-            `Concurrency limit reached: this account may run ${limits.concurrency} requests and live sockets at once; retry when one has finished`,
-            CONCURRENCY_RETRY_SEC)
-        }
-        leaseId = id
-      }
-      if (need.transcribes && limits.audioSecondsPerMonth > 0) {
-        const used = (await repo.accountUsage(accountId, monthOf(at))).audioSeconds
-        if (used >= limits.audioSecondsPerMonth) {
-          throw refuse(principal, 'audioSecondsPerMonth',
-            `Monthly audio limit reached: this account may transcribe ${limits.audioSecondsPerMonth} seconds of audio a month and has used ` +
-              `${Math.round(used)}; wait for the next month (${nextMonthOf(at)}, UTC)`, secondsToNextMonth(at))
-        }
-      }
-      await chargeCharacters(principal, limits, need.characters ?? 0, 1)
-    } catch (err) {
-      await rollBack()
-      throw err
-    }
+    const limits = effectiveLimits(await repo.limits(principal.accountId), defaults)
+    const leaseId = await step(principal, limits, true, need)
     if (leaseId) leases.hold(leaseId)
-    return ticket(principal, limits, leaseId)
-  }
-
-  function ticket(principal: Principal, limits: QuotaLimits, leaseId: string | undefined): QuotaTicket {
     let speechSeconds = 0
     let released = false
+    const month = () => monthOf(now())
     return {
-      charge: (characters) => chargeCharacters(principal, limits, characters, 0),
+      charge: async (characters) => void (await step(principal, limits, false, { characters })),
       async record(usage) {
         speechSeconds += usage.speechSeconds ?? 0
-        if (usage.audioSeconds) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { audioSeconds: usage.audioSeconds })
+        if (usage.audioSeconds) await repo.addUsage(principal.keyId, principal.accountId, month(), { audioSeconds: usage.audioSeconds })
       },
       async release() {
         if (released) return
@@ -166,7 +117,7 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
         try {
           // Uncounted at once, before any await: a client's next request right after this one is not refused.
           if (leaseId) await leases.release(leaseId, principal.accountId)
-          if (speechSeconds > 0) await repo.addUsage(principal.keyId, principal.accountId, monthOf(now()), { speechSeconds })
+          if (speechSeconds > 0) await repo.addUsage(principal.keyId, principal.accountId, month(), { speechSeconds })
         } catch (err) {
           // The lease lapses by itself; only the output seconds of this request are lost.
           logger.warn({ err }, '[quota] releasing a request failed')

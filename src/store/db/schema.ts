@@ -83,6 +83,13 @@ export interface AccountLimitsTable {
   updated_at: string
 }
 
+/** One row per account, locked by each admission in turn (see `QuotaRepository.inTurn`). */
+export interface QuotaGatesTable {
+  account_id: string
+  /** The last admission's time (ISO 8601); writing it is what locks the row. */
+  turned_at: string
+}
+
 /** One request or live socket under way that counts against its account's concurrency; renewed while it runs. */
 export interface QuotaLeasesTable {
   id: string
@@ -122,6 +129,7 @@ export interface Database {
   model_tags: ModelTagsTable
   model_languages: ModelLanguagesTable
   account_limits: AccountLimitsTable
+  quota_gates: QuotaGatesTable
   quota_leases: QuotaLeasesTable
   quota_minutes: QuotaMinutesTable
   key_usage: KeyUsageTable

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
 
 /**
- * Quotas shared by every node on one database: each account's limits, the concurrency leases of requests
- * under way (expiring, so a node that dies frees its slots), per-minute request windows, and usage per key
- * and month. Portable DDL (SQLite and PostgreSQL). No foreign keys: the Wyoming surface is metered as the
+ * Quotas shared by every node on one database: each account's limits, a gate row per account that admissions
+ * lock in turn, the concurrency leases of requests under way (expiring, so a node that dies frees its slots),
+ * per-minute request windows, and usage per key and month. Portable DDL (SQLite and PostgreSQL). No foreign keys: the Wyoming surface is metered as the
  * account `wyoming`, which has no row in `accounts`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -16,6 +16,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('characters_per_month', 'integer')
     .addColumn('audio_seconds_per_month', 'integer')
     .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute()
+
+  await db.schema
+    .createTable('quota_gates')
+    .addColumn('account_id', 'text', (c) => c.primaryKey())
+    // Written by each admission: the upsert locks the row (PostgreSQL) or the database (SQLite) until commit.
+    .addColumn('turned_at', 'text', (c) => c.notNull())
     .execute()
 
   await db.schema
@@ -48,11 +55,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('audio_seconds', 'real', (c) => c.notNull().defaultTo(0))
     .addColumn('speech_seconds', 'real', (c) => c.notNull().defaultTo(0))
     .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('key_usage_pk', ['key_id', 'month'])
+    .addPrimaryKeyConstraint('key_usage_pk', ['account_id', 'key_id', 'month'])
     .execute()
   await db.schema.createIndex('key_usage_account').on('key_usage').columns(['account_id', 'month']).execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['key_usage', 'quota_minutes', 'quota_leases', 'account_limits']) await db.schema.dropTable(table).execute()
+  for (const table of ['key_usage', 'quota_minutes', 'quota_leases', 'quota_gates', 'account_limits']) await db.schema.dropTable(table).execute()
 }

@@ -4,7 +4,7 @@ import type { AccountLimitsTable } from '../schema.js'
 /** Limit columns as stored: null is the configured default, 0 unlimited. */
 export type StoredLimits = Omit<AccountLimitsTable, 'account_id' | 'updated_at'>
 
-/** Counts added to one key's month (negative to take back a rejected request's). */
+/** Counts added to one key's month. */
 export interface UsageDelta {
   readonly requests?: number
   readonly characters?: number
@@ -27,12 +27,8 @@ export interface KeyUsageRow extends UsageTotals {
   readonly month: string
 }
 
-/**
- * The quota tables. Every write is one portable statement (upserts through `onConflict`, no dialect SQL), so
- * counters stay right when several nodes write at once; callers check after writing and take back what they
- * added when over a limit, which never lets two nodes both pass the last free slot.
- */
-export function createQuotaRepository(db: Db) {
+/** The quota tables' statements, on the database or inside a turn's transaction. */
+function quotaQueries(db: Db) {
   return {
     async limits(accountId: string): Promise<StoredLimits | undefined> {
       return db
@@ -51,15 +47,17 @@ export function createQuotaRepository(db: Db) {
         .execute()
     },
 
-    /** Adds `delta` to the account's count for `minute`; returns the new count. */
-    async bumpMinute(accountId: string, minute: number, delta: number): Promise<number> {
-      const row = await db
+    async minuteCount(accountId: string, minute: number): Promise<number> {
+      const row = await db.selectFrom('quota_minutes').select('used').where('account_id', '=', accountId).where('minute', '=', minute).executeTakeFirst()
+      return Number(row?.used ?? 0)
+    },
+
+    async bumpMinute(accountId: string, minute: number): Promise<void> {
+      await db
         .insertInto('quota_minutes')
-        .values({ account_id: accountId, minute, used: delta })
-        .onConflict((oc) => oc.columns(['account_id', 'minute']).doUpdateSet((eb) => ({ used: eb('quota_minutes.used', '+', delta) })))
-        .returning('used')
-        .executeTakeFirstOrThrow()
-      return Number(row.used)
+        .values({ account_id: accountId, minute, used: 1 })
+        .onConflict((oc) => oc.columns(['account_id', 'minute']).doUpdateSet((eb) => ({ used: eb('quota_minutes.used', '+', 1) })))
+        .execute()
     },
 
     async addLease(id: string, accountId: string, keyId: string, expiresAt: number): Promise<void> {
@@ -91,6 +89,7 @@ export function createQuotaRepository(db: Db) {
       await db.deleteFrom('quota_minutes').where('minute', '<', minute).execute()
     },
 
+    /** Adds to one key's month (a row per key and month, created by the first count). */
     async addUsage(keyId: string, accountId: string, month: string, d: UsageDelta): Promise<void> {
       const updated_at = new Date().toISOString()
       const requests = d.requests ?? 0
@@ -101,7 +100,7 @@ export function createQuotaRepository(db: Db) {
         .insertInto('key_usage')
         .values({ key_id: keyId, month, account_id: accountId, requests, characters, audio_seconds: audioSeconds, speech_seconds: speechSeconds, updated_at })
         .onConflict((oc) =>
-          oc.columns(['key_id', 'month']).doUpdateSet((eb) => ({
+          oc.columns(['account_id', 'key_id', 'month']).doUpdateSet((eb) => ({
             requests: eb('key_usage.requests', '+', requests),
             characters: eb('key_usage.characters', '+', characters),
             audio_seconds: eb('key_usage.audio_seconds', '+', audioSeconds),
@@ -151,6 +150,34 @@ export function createQuotaRepository(db: Db) {
         speechSeconds: Number(r.speech_seconds),
         updatedAt: r.updated_at,
       }))
+    },
+  }
+}
+
+export type QuotaQueries = ReturnType<typeof quotaQueries>
+
+/**
+ * The quota tables, in portable statements (upserts through `onConflict`, no dialect SQL). Checks that must
+ * hold across nodes run inside `inTurn`, one admission per account at a time on the whole database.
+ */
+export function createQuotaRepository(db: Db) {
+  return {
+    ...quotaQueries(db),
+    /**
+     * Runs `work` in a transaction that first bumps the account's gate row: PostgreSQL locks that row until
+     * commit, SQLite the database, so admissions of one account on any node run one after another and each
+     * sees what the ones before it wrote. What `work` wrote is undone when it throws.
+     */
+    async inTurn<T>(accountId: string, work: (queries: QuotaQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute(async (trx) => {
+        const turned_at = new Date().toISOString()
+        await trx
+          .insertInto('quota_gates')
+          .values({ account_id: accountId, turned_at })
+          .onConflict((oc) => oc.column('account_id').doUpdateSet({ turned_at }))
+          .execute()
+        return work(quotaQueries(trx))
+      })
     },
   }
 }
