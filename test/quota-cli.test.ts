@@ -43,7 +43,7 @@ describe('parla keys limits', () => {
   it('says what is wrong with a bad value or an unknown id', async () => {
     const bad = await parla(['keys', 'limits', keyId, '--rpm', 'lots', '--data-dir', dir])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain("--rpm must be a whole number, 'unlimited' or 'default', got 'lots'")
+    expect(bad.stderr).toContain("--rpm must be a whole number up to 2147483647, 'unlimited' or 'default', got 'lots'")
     const unknown = await parla(['keys', 'limits', 'nope', '--data-dir', dir])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('no key or account with id nope')

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Deps } from '../deps.js'
-import { LIMIT_NAMES, type LimitChanges, type LimitName } from '../services/account/limits.js'
+import { LIMIT_NAMES, MAX_LIMIT, type LimitChanges, type LimitName } from '../services/account/limits.js'
 import { WYOMING_PRINCIPAL } from '../api/wyoming/principal.js'
 import { addConfigFlags } from './config-flags.js'
 
@@ -74,8 +74,8 @@ function parseChanges(options: Record<string, unknown>): LimitChanges | null {
     if (raw === undefined) continue
     const text = String(raw).trim().toLowerCase()
     const value = text === 'default' ? null : text === 'unlimited' ? 0 : /^\d+$/.test(text) ? Number(text) : NaN
-    if (Number.isNaN(value) || (value !== null && !Number.isSafeInteger(value))) {
-      process.stderr.write(`parla: ${FLAGS[name].flag.split(' ')[0]} must be a whole number, 'unlimited' or 'default', got '${String(raw)}'\n`)
+    if (Number.isNaN(value) || (value !== null && value > MAX_LIMIT)) {
+      process.stderr.write(`parla: ${FLAGS[name].flag.split(' ')[0]} must be a whole number up to ${MAX_LIMIT}, 'unlimited' or 'default', got '${String(raw)}'\n`)
       process.exitCode = 2
       return null
     }

@@ -25,6 +25,9 @@ export const LIMIT_NAMES = Object.keys(LIMIT_COLUMNS) as LimitName[]
 
 export const UNLIMITED_LIMITS: QuotaLimits = { concurrency: 0, requestsPerMinute: 0, charactersPerMonth: 0, audioSecondsPerMonth: 0 }
 
+/** The largest limit: the columns are 32-bit integers on every database. */
+export const MAX_LIMIT = 2_147_483_647
+
 /** A change to an account's limits: a number (0: unlimited) or null to go back to the configured default. */
 export type LimitChanges = Partial<Record<LimitName, number | null>>
 
@@ -49,8 +52,8 @@ export function toStoredChanges(changes: LimitChanges): Partial<StoredLimits> {
   for (const name of LIMIT_NAMES) {
     const value = changes[name]
     if (value === undefined) continue
-    if (value !== null && (!Number.isSafeInteger(value) || value < 0)) {
-      throw new RangeError(`${name} must be a whole number, 0 or more (0: unlimited), got ${value}`)
+    if (value !== null && (!Number.isSafeInteger(value) || value < 0 || value > MAX_LIMIT)) {
+      throw new RangeError(`${name} must be a whole number from 0 (unlimited) to ${MAX_LIMIT}, got ${value}`)
     }
     out[LIMIT_COLUMNS[name]] = value
   }

@@ -50,8 +50,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // UTC, `YYYY-MM`.
     .addColumn('month', 'text', (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
-    .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('characters', 'integer', (c) => c.notNull().defaultTo(0))
+    // 64-bit: an unlimited key may pass 2^31 characters in a month. PostgreSQL returns these as strings.
+    .addColumn('requests', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('characters', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('audio_seconds', 'real', (c) => c.notNull().defaultTo(0))
     .addColumn('speech_seconds', 'real', (c) => c.notNull().defaultTo(0))
     .addColumn('updated_at', 'text', (c) => c.notNull())
