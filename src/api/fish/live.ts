@@ -79,7 +79,7 @@ class LiveSession {
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
   private badFrames = 0
-
+  /** The socket's quota admission (released when its connection closes, see live-quota.ts). */
   private readonly quota: QuotaTicket | undefined
 
   constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown, log: FastifyBaseLogger, quota?: QuotaTicket) {
