@@ -15,7 +15,11 @@ let clock = START
 let s: TestServer
 const rejections: QuotaRejection[] = []
 
-const LONG = Array.from({ length: 40 }, () => 'The council approved the budget after a long debate on Tuesday evening.').join(' ')
+/**
+ * About 17,000 characters: some 20 minutes of speech, far more than the socket buffers between a client that
+ * stopped reading and the server hold, so a held stream cannot finish (and free its slot) on its own.
+ */
+const LONG = Array.from({ length: 240 }, () => 'The council approved the budget after a long debate on Tuesday evening.').join(' ')
 
 beforeAll(async () => {
   s = await startTestServer({}, { quota: { now: () => clock } })
@@ -40,7 +44,7 @@ const tts = (auth: object, text = 'Hello there.', path = '/v1/tts') =>
 
 /** A long stream whose client read its first bytes and then stopped reading: it holds its slot. */
 function heldStream(auth: object, path = '/v1/tts'): Promise<{ req: ClientRequest; res: IncomingMessage }> {
-  const body = Buffer.from(JSON.stringify({ text: LONG, format: 'pcm', latency: 'low' }))
+  const body = Buffer.from(JSON.stringify({ text: LONG, format: 'pcm', sample_rate: 44_100, latency: 'low' }))
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, s.url), { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
       expect(res.statusCode).toBe(200)
