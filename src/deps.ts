@@ -16,7 +16,9 @@ import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
 import { transcribe } from './asr/transcribe.js'
 import { createVoiceAliases, type VoiceAliases } from './services/models/voice-aliases.js'
-import { createUnlimitedAllowance, type AllowanceSource } from './services/account/allowance.js'
+import { createQuotaAllowance, type AllowanceSource } from './services/account/allowance.js'
+import { createQuotaService, type QuotaOptions, type QuotaService } from './services/account/quota.js'
+import { createQuotaRepository } from './store/db/repositories/quota.js'
 import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
 import { referenceClips } from './services/models/reference-clips.js'
@@ -58,6 +60,8 @@ export interface Deps {
   readonly admission: Admission
   /** Prometheus metrics (`/metrics`); quota code counts its refusals in `metrics.quotaRejections`. */
   readonly metrics: Metrics
+  /** Per-account limits and per-key usage, counted in the database (every node); see docs/quotas.md. */
+  readonly quota: QuotaService
   close(): Promise<void>
 }
 
@@ -76,6 +80,8 @@ export interface DepsOverrides {
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
   /** Default: a pino logger at `config.logLevel` on stdout. */
   readonly logger?: Logger
+  /** Quota clock and lease length (tests pin the clock to a minute and month of their choosing). */
+  readonly quota?: Pick<QuotaOptions, 'now' | 'leaseMs'>
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -111,6 +117,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     ...(isPostgresUrl(databaseUrl) && { changes }),
     ...overrides.training,
   })
+  const quota = createQuotaService({
+    repo: createQuotaRepository(db),
+    logger,
+    defaults: {
+      concurrency: config.quotaConcurrency,
+      requestsPerMinute: config.quotaRequestsPerMinute,
+      charactersPerMonth: config.quotaCharactersPerMonth,
+      audioSecondsPerMonth: config.quotaAudioSecondsPerMonth,
+    },
+    ...overrides.quota,
+  })
   const aliases = createVoiceAliases(config.voiceAliases)
   const lookupModel: ModelLookup = async (id, principal) => {
     try {
@@ -137,6 +154,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   })
   engines = () => speech.engines.started()
   const { admission, metrics } = operations(config, db, asr, cost, engines)
+  quota.onRejected(({ limit }) => metrics.quotaRejections.inc({ limit }))
   return {
     config,
     logger,
@@ -151,12 +169,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     tts: speech.tts,
     speech,
     asr,
-    allowance: createUnlimitedAllowance(db),
+    allowance: createQuotaAllowance(db, quota),
+    quota,
     async close() {
       // Training first: its steps use ASR.
       await models.close()
       await asr.close()
       await speech.close()
+      await quota.close()
       await blobs.close?.()
       await changes.close()
       await db.destroy()

@@ -2,8 +2,9 @@ import type { Command } from 'commander'
 import { createDeps } from '../deps.js'
 import { addConfigFlags } from './config-flags.js'
 import { configFromOptions } from './context.js'
+import { QUOTA_OPTION_KEYS, registerQuotaCommands } from './keys-quota.js'
 
-/** `parla keys create|list|revoke`: manage API keys in the configured database. */
+/** `parla keys create|list|revoke|limits|usage`: manage API keys and their quotas in the configured database. */
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('manage API keys')
 
@@ -38,10 +39,13 @@ export function registerKeyCommands(program: Command): void {
       process.stdout.write(`revoked ${id}\n`)
     })
   })
+
+  registerQuotaCommands(keys, withDeps)
 }
 
 async function withDeps(options: Record<string, unknown>, run: (deps: Awaited<ReturnType<typeof createDeps>>) => Promise<void>) {
   const { name: _n, account: _a, ...rest } = options
+  for (const key of QUOTA_OPTION_KEYS) delete rest[key]
   const deps = await createDeps(configFromOptions(rest))
   try {
     await run(deps)

@@ -161,6 +161,17 @@ export const ConfigSchema = Type.Object(
      * that dies mid-job loses the job to another node after this long.
      */
     jobLeaseSec: Type.Number({ default: 30, minimum: 0.3, maximum: 3600 }),
+    /**
+     * Quota defaults for accounts that set no limit of their own (`parla keys limits`); 0 means unlimited.
+     * Requests under way plus open live sockets, per account, across all nodes on the database (docs/quotas.md).
+     */
+    quotaConcurrency: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
+    /** Requests per minute per account (every TTS, ASR request and live socket counts one); 0: unlimited. */
+    quotaRequestsPerMinute: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
+    /** TTS text characters per account per calendar month (UTC); 0: unlimited. */
+    quotaCharactersPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
+    /** Seconds of audio transcribed per account per calendar month (UTC); 0: unlimited. */
+    quotaAudioSecondsPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
   },
   { additionalProperties: false },
 )

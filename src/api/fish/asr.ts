@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { clientSignal } from '../client-signal.js'
+import { admitHttp } from '../quota-admission.js'
 import { fishErrorHandler } from '../error-wire.js'
 import { readAsrBody, tooLarge } from './asr-body.js'
 
@@ -68,12 +69,15 @@ export async function asrRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     },
     async (request, reply) => {
       const input = await readAsrBody(request, maxBytes)
-      return deps.asr.transcribe({
+      const ticket = await admitHttp(deps, request, reply, { transcribes: true })
+      const result = await deps.asr.transcribe({
         audio: input.audio,
         filename: input.filename,
         ...(input.language !== undefined && { language: input.language }),
         ...(input.ignoreTimestamps !== undefined && { ignoreTimestamps: input.ignoreTimestamps }),
       }, clientSignal(reply))
+      await ticket.record({ audioSeconds: result.duration })
+      return result
     },
   )
 }

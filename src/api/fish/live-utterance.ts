@@ -4,6 +4,8 @@ import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import type { Principal } from '../../principal.js'
 import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
+import { meteredSpeech } from '../../services/account/metered-speech.js'
+import type { QuotaTicket } from '../../services/account/quota.js'
 import { detectLanguage } from '../../text/index.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 
@@ -36,6 +38,8 @@ export interface UtteranceContext {
   send(frame: object): void
   /** Synthesis failed (not aborted): the session ends the utterance and reports `err`. */
   failed(err: unknown): void
+  /** The socket's quota admission: text is charged as it is spoken, and its audio counted. */
+  readonly quota?: QuotaTicket
 }
 
 /**
@@ -155,7 +159,10 @@ export class Utterance {
         if (this.signal.aborted || !this.encoder) return
         const encoder = this.encoder
         await this.hold()
-        const speech = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
+        const prepared = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
+        const quota = this.ctx.quota
+        await quota?.charge(unit.length)
+        const speech = quota ? meteredSpeech(prepared, quota) : prepared
         if (speech.chunks.length > 0) this.planned = true
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.

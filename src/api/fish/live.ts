@@ -10,6 +10,8 @@ import { startHeartbeat } from './live-heartbeat.js'
 import { notUpgraded, parseLiveFrame, type LiveFrame } from './live-frames.js'
 import { Utterance } from './live-utterance.js'
 import type { TtsRequestBody } from './tts-schemas.js'
+import type { QuotaTicket } from '../../services/account/quota.js'
+import { admitSocket } from './live-quota.js'
 
 export { HIGH_WATER_BYTES } from './live-utterance.js'
 
@@ -29,6 +31,7 @@ export const RESTART_CLOSE_CODE = 1012
  */
 export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
   const sessions = new Set<LiveSession>()
+  const tickets = new WeakMap<object, QuotaTicket>()
   // Shutdown: each socket finishes the text it was given, then closes with 1012 so its client reconnects to
   // another instance (or this one, restarted). `server.ts` cuts sockets still open at its deadline.
   app.addHook('preClose', async () => {
@@ -43,8 +46,13 @@ export async function liveRoutes(app: FastifyInstance, { deps }: { deps: Deps })
       void reply.header('upgrade', 'websocket')
       throw notUpgraded()
     },
+    // An open socket holds one of its account's concurrent slots until it closes (docs/quotas.md); a refusal
+    // is an HTTP 429 with Retry-After before the upgrade.
+    preHandler: async (request) => {
+      if (request.raw.headers.upgrade) tickets.set(request.raw, await admitSocket(deps, request))
+    },
     wsHandler: (socket, request) => {
-      const session = new LiveSession(socket, deps, request.principal, request.headers.model, request.log)
+      const session = new LiveSession(socket, deps, request.principal, request.headers.model, request.log, tickets.get(request.raw))
       sessions.add(session)
       deps.metrics.liveSockets.inc()
       socket.once('close', () => {
@@ -75,8 +83,11 @@ class LiveSession {
   private started: Utterance | null = null
   private idle: NodeJS.Timeout | undefined
   private badFrames = 0
+  /** The socket's quota admission (released when its connection closes, see live-quota.ts). */
+  private readonly quota: QuotaTicket | undefined
 
-  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown, log: FastifyBaseLogger) {
+  constructor(socket: WebSocket, deps: Deps, principal: Principal, model: unknown, log: FastifyBaseLogger, quota?: QuotaTicket) {
+    this.quota = quota
     this.socket = socket
     this.deps = deps
     this.principal = principal
@@ -178,6 +189,7 @@ class LiveSession {
       socket: this.socket,
       send: (frame: object) => this.send(frame),
       failed: (err: unknown) => this.fail(s, err),
+      ...(this.quota && { quota: this.quota }),
     }
     const s: Utterance = new Utterance(params, ctx, this.closed.signal)
     this.started = s

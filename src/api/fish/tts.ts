@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { toTtsParams } from './tts-params.js'
 import { nothingToSpeak, type PreparedSpeech } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { admitStream, admitted } from '../admitted-stream.js'
+import { admitHttp } from '../quota-admission.js'
+import { meteredSpeech } from '../../services/account/metered-speech.js'
 import { sseEvents } from './sse.js'
 import { encodedAudio } from '../../services/tts/encoded-audio.js'
 import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
@@ -26,16 +28,20 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
     produces,
   })
 
-  const prepare = async (body: TtsRequestBody, model: unknown, principal: Parameters<Deps['tts']['prepare']>[1], signal: AbortSignal) => {
+  const prepare = async (request: FastifyRequest<{ Body: TtsRequestBody }>, reply: FastifyReply, signal: AbortSignal) => {
+    const body = request.body
     if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak')
-    const speech = await deps.tts.prepare(toTtsParams(body, model, deps.config), principal, signal)
+    const speech = await deps.tts.prepare(toTtsParams(body, request.headers.model, deps.config), request.principal, signal)
     if (speech.chunks.length === 0) throw nothingToSpeak()
-    return speech
+    // Once the request is known to be speakable (an unknown voice is no request for speech): a slot until the
+    // response is over, and the text's characters against the monthly limit.
+    const ticket = await admitHttp(deps, request, reply, { characters: body.text.length })
+    return meteredSpeech(speech, ticket)
   }
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
-    const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    const speech = await prepare(request, reply, signal)
     const ticket = await admitStream(deps, reply, 'tts', signal)
     languageHeaders(reply, speech)
     return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
@@ -43,7 +49,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
 
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
-    const speech = await prepare(request.body, request.headers.model, request.principal, signal)
+    const speech = await prepare(request, reply, signal)
     const ticket = await admitStream(deps, reply, 'sse', signal)
     languageHeaders(reply, speech)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')

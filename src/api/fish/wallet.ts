@@ -12,7 +12,24 @@ import { errorResponses } from './model-schemas.js'
 export const UNLIMITED = Number.MAX_SAFE_INTEGER
 
 const CreditQuery = Type.Object({ check_free_credit: Type.Optional(Type.Boolean()) })
-const Stamps = { _id: Type.String(), user_id: Type.String(), created_at: Type.String(), updated_at: Type.String(), unlimited: Type.Boolean() }
+/** Parla's own fields (the SDKs ignore fields they do not know): every limit and this month's usage. */
+const Limits = Type.Object({
+  concurrency: Type.Integer(),
+  requests_per_minute: Type.Integer(),
+  characters_per_month: Type.Integer(),
+  audio_seconds_per_month: Type.Integer(),
+}, { description: 'The account\'s limits; 0 means unlimited (docs/quotas.md)' })
+const Usage = Type.Object({
+  month: Type.String({ description: 'UTC, YYYY-MM' }),
+  requests: Type.Integer(),
+  characters: Type.Integer(),
+  audio_seconds: Type.Number({ description: 'ASR input' }),
+  speech_seconds: Type.Number({ description: 'TTS output' }),
+}, { description: 'This month\'s usage, all keys of the account' })
+const Stamps = {
+  _id: Type.String(), user_id: Type.String(), created_at: Type.String(), updated_at: Type.String(), unlimited: Type.Boolean(),
+  limits: Limits, usage: Usage,
+}
 const CreditEntity = Type.Object({ ...Stamps, credit: Type.String(), has_free_credit: Type.Optional(Type.Boolean()) })
 const PackageEntity = Type.Object({
   ...Stamps,
@@ -28,7 +45,21 @@ const stamps = (a: AccountAllowance) => ({
   created_at: a.createdAt,
   updated_at: a.updatedAt,
   unlimited: a.credit === null,
+  limits: {
+    concurrency: a.limits.concurrency,
+    requests_per_minute: a.limits.requestsPerMinute,
+    characters_per_month: a.limits.charactersPerMonth,
+    audio_seconds_per_month: a.limits.audioSecondsPerMonth,
+  },
+  usage: {
+    month: a.usage.month,
+    requests: a.usage.requests,
+    characters: a.usage.characters,
+    audio_seconds: round3(a.usage.audioSeconds),
+    speech_seconds: round3(a.usage.speechSeconds),
+  },
 })
+const round3 = (n: number) => Math.round(n * 1000) / 1000
 
 /** `GET /wallet/self/api-credit` and `/wallet/self/package`: the account's remaining allowance, as the SDKs read it. */
 export async function walletRoutes(app: FastifyInstance, { deps }: { deps: Deps }): Promise<void> {
@@ -38,7 +69,7 @@ export async function walletRoutes(app: FastifyInstance, { deps }: { deps: Deps 
     {
       schema: {
         summary: 'Remaining API credit of your account',
-        description: `No limit is configured unless \`unlimited\` is false; unlimited shows as credit ${UNLIMITED}.`,
+        description: `\`credit\` is the TTS characters left this month. No character limit is configured unless \`unlimited\` is false; unlimited shows as credit ${UNLIMITED}.`,
         tags,
         querystring: CreditQuery,
         response: { 200: CreditEntity, ...errorResponses(401, 422) },

@@ -6,6 +6,8 @@ import { plainTtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak } from '../../services/tts/service.js'
 import { clientSignal } from '../client-signal.js'
 import { admitStream, admitted } from '../admitted-stream.js'
+import { admitHttp } from '../quota-admission.js'
+import { meteredSpeech } from '../../services/account/metered-speech.js'
 import { sendStream } from '../fish/tts.js'
 import { instructionCues } from './instructions.js'
 import { routeModel } from './model-routing.js'
@@ -57,13 +59,14 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       sampleRate: OPENAI_RATE,
     })
     const signal = clientSignal(reply)
-    const speech = await deps.tts.prepare(params, request.principal, signal).catch((err: unknown) => {
+    const prepared = await deps.tts.prepare(params, request.principal, signal).catch((err: unknown) => {
       // The voice service names the Fish listing; this surface's clients fill pickers from its own.
       if (!(err instanceof SpeechError) || err.code !== 'reference_not_found') throw err
       throw new SpeechError('reference_not_found', `Voice '${voiceName}' not found; use an OpenAI voice name such as alloy or nova, or a voice from GET /v1/audio/voices`, { cause: err })
     })
     // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
-    if (speech.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
+    if (prepared.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
+    const speech = meteredSpeech(prepared, await admitHttp(deps, request, reply, { characters: body.input.length }))
     const ticket = await admitStream(deps, reply, 'openai', signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')

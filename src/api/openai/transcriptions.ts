@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { clientSignal } from '../client-signal.js'
+import { admitHttp } from '../quota-admission.js'
 import { sendStream } from '../fish/tts.js'
 import { formatTranscript } from './transcript-formats.js'
 import { readTranscriptionBody } from './transcription-body.js'
@@ -23,6 +24,7 @@ export async function transcriptionRoutes(app: FastifyInstance, { deps }: { deps
     },
   }, async (request, reply) => {
     const input = await readTranscriptionBody(request, maxBytes)
+    const ticket = await admitHttp(deps, request, reply, { transcribes: true })
     const signal = clientSignal(reply)
     const result = await deps.asr.transcribe({
       audio: input.audio,
@@ -33,6 +35,7 @@ export async function transcriptionRoutes(app: FastifyInstance, { deps }: { deps
     }, signal).catch((err: unknown) => {
       throw fileField(err)
     })
+    await ticket.record({ audioSeconds: result.duration })
     if (input.stream) {
       // Recognition finishes per utterance, then the transcript goes out phrase by phrase.
       async function* events() {

@@ -6,6 +6,8 @@ import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from 
 import { wyomingInfo } from './info.js'
 import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
 import { addChunk, startAudio, transcribeAudio, type IncomingAudio } from './transcription.js'
+import { WYOMING_PRINCIPAL } from './principal.js'
+import type { QuotaNeed, QuotaTicket } from '../../services/account/quota.js'
 
 const AUDIO_FORMAT = { rate: WYOMING_TTS_RATE, width: 2, channels: 1 }
 /** A sentence is complete once its end punctuation is followed by space: it can be spoken while text still comes. */
@@ -21,7 +23,20 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const reader = createEventReader()
   let chain: Promise<void> = Promise.resolve()
   /** One synthesis request; after a failure its remaining pieces are skipped (the error was sent). */
-  interface SynthesisRequest { failed: boolean }
+  interface SynthesisRequest { failed: boolean; ticket?: QuotaTicket }
+  // Quota admissions under way; a closed connection releases them.
+  const tickets = new Set<QuotaTicket>()
+  const admit = async (need: QuotaNeed) => {
+    const ticket = await deps.quota.admit(WYOMING_PRINCIPAL, need)
+    if (closed.signal.aborted) await ticket.release()
+    else tickets.add(ticket)
+    return ticket
+  }
+  const release = async (ticket: QuotaTicket | undefined) => {
+    if (!ticket) return
+    tickets.delete(ticket)
+    await ticket.release()
+  }
   let stream: { voice: WyomingVoice; text: string; request: SynthesisRequest } | undefined
   let audioOpen = false
   let transcribe: { language?: string } | undefined
@@ -54,18 +69,25 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest, whole = false) => then(async () => {
     if ((text.trim() === '' && !whole) || request.failed) return
     try {
+      // The request is admitted with its first sentence (one slot until its audio-stop); later ones are charged.
+      if (request.ticket) await request.ticket.charge(text.length)
+      else request.ticket = await admit({ characters: text.length })
+      const ticket = request.ticket
       for await (const pcm of synthesizePcm(deps, text, voice, closed.signal, whole)) {
         if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
         audioOpen = true
+        void ticket.record({ speechSeconds: pcm.length / 2 / WYOMING_TTS_RATE })
         await send('audio-chunk', AUDIO_FORMAT, pcm)
       }
     } catch (err) {
       request.failed = true
       audioOpen = false
+      await release(request.ticket)
       throw err
     }
   })
   const stopAudio = (request: SynthesisRequest) => then(async () => {
+    await release(request.ticket)
     if (request.failed) return
     if (!audioOpen) await send('audio-start', AUDIO_FORMAT)
     audioOpen = false
@@ -139,7 +161,16 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         incoming = undefined
         transcribe = undefined
         if (!audio) return
-        return then(async () => send('transcript', { ...(await transcribeAudio(deps, audio, language, closed.signal)) }))
+        return then(async () => {
+          const ticket = await admit({ transcribes: true })
+          try {
+            const transcript = await transcribeAudio(deps, audio, language, closed.signal)
+            await ticket.record({ audioSeconds: audio.bytes / (audio.rate * audio.width * audio.channels) })
+            await send('transcript', { ...transcript })
+          } finally {
+            await release(ticket)
+          }
+        })
       }
       default:
         return fail(new SpeechError('bad_request', `unknown event type '${event.type}'; Parla handles describe, synthesize (and synthesize-start/chunk/stop), transcribe and audio-start/chunk/stop`))
@@ -156,5 +187,8 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
     }
   })
   socket.on('error', () => {})
-  socket.on('close', () => closed.abort())
+  socket.on('close', () => {
+    closed.abort()
+    for (const ticket of tickets) void release(ticket)
+  })
 }

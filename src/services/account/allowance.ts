@@ -1,4 +1,7 @@
 import type { Db } from '../../store/db/database.js'
+import type { UsageTotals } from '../../store/db/repositories/quota.js'
+import type { QuotaLimits } from './limits.js'
+import type { QuotaService } from './quota.js'
 
 /** A limited allowance: how much there was and how much is left, in the unit the limit counts. */
 export interface Allowance {
@@ -13,24 +16,34 @@ export interface AccountAllowance {
   readonly createdAt: string
   /** When the allowance last changed (ISO 8601); the creation time while nothing is counted. */
   readonly updatedAt: string
+  /** TTS characters this month, the unit the Fish cloud's credit counts in; null when unlimited. */
   readonly credit: Allowance | null
+  /** Every limit in force (0: unlimited) and this month's usage. */
+  readonly limits: QuotaLimits
+  readonly usage: UsageTotals & { readonly month: string }
 }
 
-/**
- * Where `/wallet/self/*` reads an account's allowance. One implementation today (no limits); the quota
- * service of the scale-out work plugs in here with the counted limits and usage.
- */
+/** Where `/wallet/self/*` reads an account's allowance. */
 export interface AllowanceSource {
   get(accountId: string): Promise<AccountAllowance>
 }
 
-/** Parla without quotas: every account is unlimited. Reads the account's creation time for the timestamps. */
-export function createUnlimitedAllowance(db: Db): AllowanceSource {
+/** The account's limits and this month's usage from the quota service; the creation time from `accounts`. */
+export function createQuotaAllowance(db: Db, quota: QuotaService): AllowanceSource {
   return {
     async get(accountId) {
       const row = await db.selectFrom('accounts').select('created_at').where('id', '=', accountId).executeTakeFirst()
       const createdAt = row?.created_at ?? new Date(0).toISOString()
-      return { accountId, createdAt, updatedAt: createdAt, credit: null }
+      const [{ limits }, usage] = await Promise.all([quota.limits(accountId), quota.usage(accountId)])
+      const max = limits.charactersPerMonth
+      return {
+        accountId,
+        createdAt,
+        updatedAt: usage.updatedAt ?? createdAt,
+        credit: max > 0 ? { total: max, remaining: Math.max(0, max - usage.characters) } : null,
+        limits,
+        usage,
+      }
     },
   }
 }

@@ -99,6 +99,54 @@ export interface JobsTable {
   created_at: string
 }
 
+/** An account's own limits (migration 004); null: the configured default, 0: unlimited. */
+export interface AccountLimitsTable {
+  account_id: string
+  max_concurrent: number | null
+  requests_per_minute: number | null
+  characters_per_month: number | null
+  audio_seconds_per_month: number | null
+  updated_at: string
+}
+
+/** One row per account, locked by each admission in turn (see `QuotaRepository.inTurn`). */
+export interface QuotaGatesTable {
+  account_id: string
+  /** The last admission's time (ISO 8601); writing it is what locks the row. */
+  turned_at: string
+}
+
+/** One request or live socket under way that counts against its account's concurrency; renewed while it runs. */
+export interface QuotaLeasesTable {
+  id: string
+  account_id: string
+  key_id: string
+  /** ms since the epoch; a lease past it belongs to a node that stopped renewing (died) and no longer counts. */
+  expires_at: number
+}
+
+/** Requests an account made in one minute (minutes since the epoch). */
+export interface QuotaMinutesTable {
+  account_id: string
+  minute: number
+  used: number
+}
+
+/** What one key used in one month (UTC, `YYYY-MM`). */
+export interface KeyUsageTable {
+  key_id: string
+  month: string
+  account_id: string
+  requests: number
+  /** TTS text characters. */
+  characters: number
+  /** ASR input audio, seconds. */
+  audio_seconds: number
+  /** TTS output audio, seconds. */
+  speech_seconds: number
+  updated_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -108,4 +156,9 @@ export interface Database {
   model_languages: ModelLanguagesTable
   shared_blobs: SharedBlobsTable
   jobs: JobsTable
+  account_limits: AccountLimitsTable
+  quota_gates: QuotaGatesTable
+  quota_leases: QuotaLeasesTable
+  quota_minutes: QuotaMinutesTable
+  key_usage: KeyUsageTable
 }
