@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
-import { afterLeadIn, pcm16 } from './helpers/tts-audio.js'
+import { pcm16 } from './helpers/tts-audio.js'
 import { PHONEMES, writeKokoroLayout, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
 import { decodeTones, TOKEN_SECONDS } from './support/onnx/tone-vits.js'
 
@@ -36,7 +36,7 @@ afterAll(async () => {
 const speak = async (body: Record<string, unknown>, model?: string) => {
   const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, ...(model && { model }) }, payload: { format: 'pcm', sample_rate: RATE, normalize: false, ...body } })
   expect(res.statusCode, res.body).toBe(200)
-  return afterLeadIn(pcm16(res.rawPayload), RATE)
+  return pcm16(res.rawPayload)
 }
 
 /** Phoneme string and framing of decoded ids: `^ _` + (phoneme, `_`)… + `$`, the way Piper feeds its model. */

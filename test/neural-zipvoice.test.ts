@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from './helpers/app.js'
 import { LiveClient } from './helpers/live.js'
 import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
-import { afterLeadIn, pcm16 } from './helpers/tts-audio.js'
+import { pcm16 } from './helpers/tts-audio.js'
 import { voiceWav, wavBytes } from './helpers/voice-audio.js'
 import { writePiperVoice, writeZipVoiceLayout, ZIPVOICE_TOKENS } from './support/neural-models.js'
 import { decodeTones, TOKEN_SECONDS } from './support/onnx/tone-vits.js'
@@ -40,7 +40,7 @@ const reference = (hz: number, text = 'parla hi.') => ({ audio: Buffer.from(tone
 
 const speak = async (body: Record<string, unknown>, model?: string) => {
   const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, ...(model && { model }) }, payload: { format: 'pcm', sample_rate: RATE, normalize: false, ...body } })
-  return { status: res.statusCode, body: res.body, audio: res.statusCode === 200 ? afterLeadIn(pcm16(res.rawPayload), RATE) : new Float32Array(0) }
+  return { status: res.statusCode, body: res.body, audio: res.statusCode === 200 ? pcm16(res.rawPayload) : new Float32Array(0) }
 }
 
 /** The tokens the model said, and the voice (0 low, 1 high) of each. */

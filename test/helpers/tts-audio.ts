@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { medianF0, trackPitch } from '../../src/audio/dsp/pitch.js'
-import { LEAD_IN_SEC } from '../../src/services/tts/render.js'
 
 const run = promisify(execFile)
 
@@ -100,16 +99,6 @@ export function pcm16(bytes: Uint8Array): Float32Array {
   const out = new Float32Array(Math.floor(bytes.length / 2))
   for (let i = 0; i < out.length; i++) out[i] = view.getInt16(i * 2, true) / 32768
   return out
-}
-
-/**
- * A whole response's audio without its lead-in (`LEAD_IN_SEC` of silence before the first sound): the sound
- * as the engine made it, sample-aligned. Fails if the lead-in is not silence.
- */
-export function afterLeadIn(samples: Float32Array, sampleRate: number): Float32Array {
-  const lead = Math.round(LEAD_IN_SEC * sampleRate)
-  if (samples.subarray(0, lead).some((x) => x !== 0)) throw new Error(`the first ${lead} samples are not the silent lead-in`)
-  return samples.subarray(lead)
 }
 
 export const rmsDb = (x: Float32Array): number => {

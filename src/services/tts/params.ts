@@ -36,8 +36,7 @@ export interface TtsParams {
   readonly defaultLanguage?: string
   /**
    * The caller already cut the text into units as they should be spoken (a live session's phrases, with its
-   * own first-phrase rule): the service does not re-cut the first chunk when the engine is busy, nor puts a
-   * lead-in of silence before it (`LEAD_IN_SEC`).
+   * own first-phrase rule): the service does not re-cut the first chunk when the engine is busy.
    */
   readonly presplit?: boolean
 }

@@ -42,19 +42,9 @@ export interface RenderOptions {
    * order; default now. A live socket whose client still has audio to play passes a later time.
    */
   readonly dueAt?: number
-  /** Silence put before the first sound, seconds (see `LEAD_IN_SEC`); word times move with it. */
-  readonly leadInSec?: number
   /** An engine spoke `seconds` of audio (the admission control's cost estimate). */
   readonly onAudio?: (engineId: string, seconds: number) => void
 }
-
-/**
- * Silence before the first sound of a response. Engines' output is trimmed to ~60–85 ms of lead, which
- * recognizers' voice-activity detectors (and players that wake up on the first samples: Bluetooth, some
- * satellites) clip into the first word; festival's own pipeline leaves ~190 ms. It rides in the same block as
- * the first sound, so the first byte leaves no later; the sound starts this much later in the file.
- */
-export const LEAD_IN_SEC = 0.15
 
 /**
  * Speaks text chunks one after another as one continuous stream. Per chunk: the engine synthesizes with
@@ -64,16 +54,8 @@ export const LEAD_IN_SEC = 0.15
  */
 export async function* renderSpeech(options: RenderOptions): AsyncGenerator<RenderEvent> {
   const lookahead = new Lookahead()
-  let lead = options.leadInSec ? new Float32Array(Math.round(options.leadInSec * options.outputRate)) : undefined
   try {
-    for await (const event of renderChunks(options, lookahead)) {
-      if (lead && event.type === 'audio') {
-        yield { type: 'audio', samples: concatSamples([lead, event.samples]) }
-        lead = undefined
-      } else {
-        yield event
-      }
-    }
+    yield* renderChunks(options, lookahead)
   } finally {
     lookahead.close()
   }
@@ -94,7 +76,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
   let current: Resampler | undefined
   // Times come from the audio fed to the resampler (skip_zeros: output sample n is input time n / outputRate),
   // not from what it has output yet, which lags by the filter's latency.
-  let timelineSec = options.leadInSec ? Math.round(options.leadInSec * outputRate) / outputRate : 0
+  let timelineSec = 0
 
   const resample = (samples: Float32Array, rate: number): Float32Array => {
     // A new engine rate: the previous resampler's held-back tail belongs before this audio.

@@ -5,7 +5,7 @@ import type { Principal } from '../../principal.js'
 import { planText } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
-import { LEAD_IN_SEC, renderSpeech, type RenderEvent } from './render.js'
+import { renderSpeech, type RenderEvent } from './render.js'
 import type { Stretcher, VoiceChooser, StretchStreamFactory } from './voice-plan.js'
 
 /** Resolves `reference_id` / `references` to a voice per (speaker, language); 404 for unknown ids, before any audio. */
@@ -90,8 +90,6 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(deps.stretchStream && { stretchStream: deps.stretchStream }),
             ...(renderSignal && { signal: renderSignal }),
             ...(dueAt !== undefined && { dueAt }),
-            // A presplit unit continues a stream its caller assembles (a live reply: time to sound counts).
-            ...(!params.presplit && { leadInSec: LEAD_IN_SEC }),
             ...(deps.onAudio && { onAudio: deps.onAudio }),
           }),
       }
