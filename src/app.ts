@@ -50,6 +50,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setErrorHandler(fishErrorHandler)
   installNotFound(app)
   installAuth(app, deps.keys)
+  // Each layer that must know when a response ends or its client leaves listens for 'close' on it (Fastify
+  // itself, the client signal, metrics, quota and admission places, the stream's pipeline, awaiting the
+  // reply): about ten per streamed response is by design, not a leak, and Node's default warns at eleven.
+  app.addHook('onRequest', async (_request, reply) => void reply.raw.setMaxListeners(20))
   installRequestMetrics(app, deps.metrics)
   await registerBodyParsers(app, deps.config)
   await app.register(websocket, {
