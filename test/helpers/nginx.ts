@@ -70,8 +70,12 @@ ${servers}
   return {
     url,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGKILL')
+      // SIGTERM: the master stops its worker and exits. SIGKILL on the master would leave the worker running,
+      // orphaned; it is only the fallback if nginx does not go.
+      if (child.exitCode === null) child.kill('SIGTERM')
+      const fallback = setTimeout(() => child.kill('SIGKILL'), 10_000)
       await exited
+      clearTimeout(fallback)
       await rm(dir, { recursive: true, force: true })
     },
   }
