@@ -39,21 +39,8 @@ const LATENCY = process.env.BENCH_LATENCY ?? 'balanced'
 const FESTIVAL = Number(process.env.BENCH_FESTIVAL ?? 0)
 const CLIENTS_AHEAD_MS = Number(process.env.BENCH_CLIENTS_AHEAD ?? 0)
 
-/** Replies as a voice agent's LLM would produce them: one sentence each, some with a clause first. */
-const REPLIES = [
-  'Sure, I can help you with that right away.',
-  'The weather today looks sunny with a light breeze in the afternoon.',
-  'Your package was shipped yesterday and should arrive on Friday.',
-  'Let me check that for you and get back to you in a minute.',
-  'I think we should meet again tomorrow morning at ten.',
-  'Of course, the museum opens at nine and closes at six.',
-  'There are three flights to Berlin this evening, all of them on time.',
-  'Well, that depends on how much time you have left today.',
-  'The recipe needs two eggs, a cup of flour and some milk.',
-  'Your appointment with the dentist is confirmed for next Tuesday.',
-  'I found five restaurants near you that are still open.',
-  'Great question, the answer is forty two.',
-]
+/** The first twelve agent replies: the single-socket and burst figures were always taken on these twelve. */
+const REPLIES = AGENT_REPLIES.slice(0, 12)
 const SSE_TEXT = 'Hello there, thanks for calling. Your order has shipped and will arrive on Friday. Is there anything else I can do for you today?'
 
 async function main(): Promise<void> {

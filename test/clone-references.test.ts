@@ -2,15 +2,15 @@
  * Inline `references` on every TTS surface and in every client encoding (fish-compat §2.2), their errors and
  * limits, the analysis cache, and `reference_id` of models that are not trained.
  */
-import { decode, encode } from '@msgpack/msgpack'
+import { encode } from '@msgpack/msgpack'
 import { FishAudioClient } from 'fish-audio'
 import { ReferenceAudio, Session, TTSRequest } from 'fish-audio-sdk'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import WebSocket from 'ws'
 import { analyzeVoice } from '../src/voices/analysis.js'
 import type { VoiceProfile } from '../src/voices/types.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { decodeWav, pct, shiftedReference, ttsMsgpack, type Reference } from './helpers/clone.js'
+import { LiveClient } from './helpers/live.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { silentWav, voiceWav } from './helpers/voice-audio.js'
 
@@ -22,27 +22,15 @@ const f0Of = async (bytes: Uint8Array) => {
   return (await analyzeVoice(audio.samples, audio.sampleRate, { transcript: SAY })).f0.medianHz
 }
 
-/** One WebSocket session: start (with `request`), the text, stop; every frame the server sent, decoded. */
+/** One WebSocket session: start (with `request`), the text, stop; the finish frame and the audio before it. */
 async function liveSession(url: string, key: string, request: Record<string, unknown>, text = SAY) {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/tts/live`, { headers: { authorization: `Bearer ${key}` } })
-  const frames: Record<string, any>[] = []
-  await new Promise<void>((resolve, reject) => {
-    ws.on('open', () => {
-      ws.send(encode({ event: 'start', request: { text: '', format: 'wav', ...request } }))
-      ws.send(encode({ event: 'text', text }))
-      ws.send(encode({ event: 'stop' }))
-    })
-    ws.on('message', (data: Buffer) => {
-      const frame = decode(data) as Record<string, any>
-      frames.push(frame)
-      if (frame.event === 'finish') resolve()
-    })
-    ws.on('error', reject)
-    ws.on('close', () => resolve())
-  })
-  ws.close()
-  const audio = Buffer.concat(frames.filter((f) => f.event === 'audio').map((f) => Buffer.from(f.audio as Uint8Array)))
-  return { frames, finish: frames.find((f) => f.event === 'finish'), audio: new Uint8Array(audio) }
+  const client = await LiveClient.connect(url, { authorization: `Bearer ${key}` })
+  try {
+    const { finish, audio } = await client.speak({ format: 'wav', ...request }, text)
+    return { finish, audio: new Uint8Array(audio) }
+  } finally {
+    await client.close()
+  }
 }
 
 describe('inline references: every surface and encoding', () => {

@@ -3,12 +3,12 @@
  * training to end (up to `trainingWaitSec`) and then speaks, on all three surfaces; after the wait it is the
  * 409; a `failed` model answers at once with the reason; a client that goes away ends the wait.
  */
-import { decode, encode } from '@msgpack/msgpack'
+import { encode } from '@msgpack/msgpack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import type { TrainingStep } from '../src/services/models/training.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { shiftedReference, type Reference } from './helpers/clone.js'
+import { LiveClient } from './helpers/live.js'
 import { createModel } from './helpers/models.js'
 
 /** A training step that holds jobs while `held` is set, and says when a job reached it. */
@@ -55,23 +55,13 @@ async function httpTts(s: TestServer, path: string, id: string, signal?: AbortSi
 }
 
 async function liveTts(s: TestServer, id: string) {
-  const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/v1/tts/live`, { headers: { authorization: `Bearer ${s.alice}` } })
-  const frames: Record<string, any>[] = []
-  await new Promise<void>((resolve, reject) => {
-    ws.on('open', () => {
-      ws.send(encode({ event: 'start', request: { text: '', format: 'wav', reference_id: id } }))
-      ws.send(encode({ event: 'text', text: 'Hello there.' }))
-      ws.send(encode({ event: 'stop' }))
-    })
-    ws.on('message', (data: Buffer) => {
-      const frame = decode(data) as Record<string, any>
-      frames.push(frame)
-      if (frame.event === 'finish') resolve()
-    })
-    ws.on('error', reject)
-  })
-  ws.close()
-  return { finish: frames.at(-1)!, audioBytes: frames.filter((f) => f.event === 'audio').reduce((n, f) => n + f.audio.length, 0) }
+  const client = await LiveClient.connect(s.url, { authorization: `Bearer ${s.alice}` })
+  try {
+    const { finish, audio } = await client.speak({ format: 'wav', reference_id: id }, 'Hello there.')
+    return { finish, audioBytes: audio.length }
+  } finally {
+    await client.close()
+  }
 }
 
 describe('TTS with a voice model that is still training', () => {

@@ -14,6 +14,16 @@ export function check(ok: boolean, what: string, detail?: unknown): asserts ok {
   if (!ok) throw new Violation(detail === undefined ? what : `${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`.slice(0, 2000))
 }
 
+/** An error answer must be JSON, by its content type and its body. */
+function parseErrorBody(status: number, contentType: string | undefined, body: string): unknown {
+  check(/^application\/json/.test(contentType ?? ''), `${status} with content type ${contentType}`, body.slice(0, 200))
+  try {
+    return JSON.parse(body)
+  } catch {
+    throw new Violation(`${status} body is not JSON: ${body.slice(0, 200)}`)
+  }
+}
+
 const ISSUE_KEYS = new Set(['loc', 'type', 'msg', 'ctx', 'in'])
 const ISSUE_IN = new Set(['path', 'query', 'header', 'cookie', 'body'])
 
@@ -21,13 +31,7 @@ const ISSUE_IN = new Set(['path', 'query', 'header', 'cookie', 'body'])
 export function checkFishAnswer(status: number, contentType: string | undefined, body: string, method = 'POST'): void {
   check(status < 500, `${status} answer`, body.slice(0, 300))
   if (status < 400 || method === 'HEAD') return
-  check(/^application\/json/.test(contentType ?? ''), `${status} with content type ${contentType}`, body.slice(0, 200))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    throw new Violation(`${status} body is not JSON: ${body.slice(0, 200)}`)
-  }
+  const parsed = parseErrorBody(status, contentType, body)
   // 422: the field array, or `{status, message}` for input that validates but cannot be used (undecodable
   // audio, text with nothing to speak), which every SDK parses (docs/decisions.md).
   if (status === 422 && !Array.isArray(parsed)) return checkStatusMessage(status, parsed)
@@ -90,13 +94,7 @@ export function checkOpenAiAnswer(status: number, contentType: string | undefine
   check(status < 500, `${status} answer`, body.slice(0, 300))
   check(status !== 422, 'a 422 on the OpenAI surface (OpenAI answers field errors with 400)', body.slice(0, 300))
   if (status < 400 || method === 'HEAD') return
-  check(/^application\/json/.test(contentType ?? ''), `${status} with content type ${contentType}`, body.slice(0, 200))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  } catch {
-    throw new Violation(`${status} body is not JSON: ${body.slice(0, 200)}`)
-  }
+  const parsed = parseErrorBody(status, contentType, body)
   checkOpenAiError(parsed, `${status} body`)
 }
 
