@@ -1,9 +1,22 @@
 /** Small pure helpers on Float32 mono samples. */
 
 export function concatSamples(parts: readonly Float32Array[]): Float32Array {
+  return concatInto(new Float32Array(totalLength(parts)), parts)
+}
+
+/** Bytes one after another, without a copy when there is only one part. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!
+  return concatInto(new Uint8Array(totalLength(parts)), parts)
+}
+
+function totalLength(parts: readonly ArrayLike<number>[]): number {
   let length = 0
   for (const p of parts) length += p.length
-  const out = new Float32Array(length)
+  return length
+}
+
+function concatInto<T extends Uint8Array | Float32Array>(out: T, parts: readonly T[]): T {
   let offset = 0
   for (const p of parts) {
     out.set(p, offset)

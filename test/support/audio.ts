@@ -146,15 +146,7 @@ export function maxJump(samples: Float32Array): number {
   return max
 }
 
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
-}
+export { concatBytes } from '../../src/audio/signal.js'
 
 /** Splits `samples` into irregular blocks (1 sample up to `max`), as a streaming engine would deliver them. */
 export function irregularBlocks(samples: Float32Array, seed: number, max = 6000): Float32Array[] {

@@ -1,7 +1,8 @@
 import { invalidField } from '../../errors.js'
 import type { AudioEncoder, EncoderOptions, EncoderSession } from '../types.js'
 import { openLame } from './lame-wasm.js'
-import { assertSampleRate, concatBytes } from './s16le.js'
+import { concatBytes } from '../signal.js'
+import { assertSampleRate } from './s16le.js'
 
 /** MPEG-1, -2 and -2.5 layer III rates; anything else is resampled by the pipeline. */
 const MP3_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const

@@ -3,7 +3,7 @@ import { float32ToInt16 } from '../signal.js'
 import type { AudioEncoder, EncoderOptions, EncoderSession } from '../types.js'
 import { createOggOpusMuxer } from './ogg-opus-mux.js'
 import { openOpus } from './opus-wasm.js'
-import { concatBytes } from './s16le.js'
+import { concatBytes } from '../signal.js'
 
 const OPUS_RATE = 48000
 /** 20 ms frames: the usual trade of latency against per-packet overhead. */

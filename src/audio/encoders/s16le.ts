@@ -20,16 +20,3 @@ export function assertSampleRate(component: string, rate: number): void {
     throw invalidField(['body', 'sample_rate'], msg)
   }
 }
-
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!
-  let length = 0
-  for (const p of parts) length += p.length
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
-}

@@ -1,5 +1,6 @@
 import type { AudioEncoder, EncoderOptions, EncoderSession } from '../types.js'
-import { assertSampleRate, concatBytes, toS16le } from './s16le.js'
+import { concatBytes } from '../signal.js'
+import { assertSampleRate, toS16le } from './s16le.js'
 
 /**
  * Size fields of a header written before the length is known. 0xFFFFFFFF ("as long as the stream") is what

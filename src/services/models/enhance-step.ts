@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { wavStreamHeader } from '../../audio/encoders/wav.js'
-import { concatBytes, toS16le } from '../../audio/encoders/s16le.js'
+import { toS16le } from '../../audio/encoders/s16le.js'
+import { concatBytes } from '../../audio/signal.js'
 import type { DecodedAudio } from '../../audio/types.js'
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
