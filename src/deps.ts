@@ -126,6 +126,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       charactersPerMonth: config.quotaCharactersPerMonth,
       audioSecondsPerMonth: config.quotaAudioSecondsPerMonth,
     },
+    leaseMs: config.quotaLeaseSec * 1000,
     ...overrides.quota,
   })
   const aliases = createVoiceAliases(config.voiceAliases)

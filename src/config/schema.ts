@@ -172,6 +172,11 @@ export const ConfigSchema = Type.Object(
     quotaCharactersPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
     /** Seconds of audio transcribed per account per calendar month (UTC); 0: unlimited. */
     quotaAudioSecondsPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
+    /**
+     * A concurrency slot is a lease renewed every third of this, in seconds: the slots of a node that dies
+     * (kill -9, power loss) free themselves within it. Node clocks must agree to well within it (NTP).
+     */
+    quotaLeaseSec: Type.Number({ default: 30, minimum: 1, maximum: 3600 }),
   },
   { additionalProperties: false },
 )
