@@ -177,6 +177,13 @@ export const ConfigSchema = Type.Object(
      * (kill -9, power loss) free themselves within it. Node clocks must agree to well within it (NTP).
      */
     quotaLeaseSec: Type.Number({ default: 30, minimum: 1, maximum: 3600 }),
+    /**
+     * Speech recognition requests that may wait for a decoder (`asrConcurrency`); beyond it, 503 with
+     * `Retry-After` at once. Admission control for ASR, as `admissionQueueLength` is for streams.
+     */
+    asrQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
+    /** Longest wait for a decoder before the 503, in seconds; raise it for batch transcription workloads. */
+    asrWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 3600 }),
   },
   { additionalProperties: false },
 )
