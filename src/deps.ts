@@ -120,7 +120,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     ...overrides.training,
   })
   const quota = createQuotaService({
-    repo: createQuotaRepository(db),
+    repo: createQuotaRepository(db, isPostgresUrl(databaseUrl) ? changes : undefined),
     logger,
     defaults: {
       concurrency: config.quotaConcurrency,
