@@ -179,11 +179,14 @@ export const ConfigSchema = Type.Object(
     quotaLeaseSec: Type.Number({ default: 30, minimum: 1, maximum: 3600 }),
     /**
      * Speech recognition requests that may wait for a decoder (`asrConcurrency`); beyond it, 503 with
-     * `Retry-After` at once. Admission control for ASR, as `admissionQueueLength` is for streams.
+     * `Retry-After` at once. Each waiting request holds its upload (up to `asrMaxBytes`), so this bounds memory.
      */
-    asrQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
-    /** Longest wait for a decoder before the 503, in seconds; raise it for batch transcription workloads. */
-    asrWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 3600 }),
+    asrQueueLength: Type.Integer({ default: 16, minimum: 0, maximum: 100_000 }),
+    /**
+     * Longest wait for a decoder before the 503, in seconds. Transcription is batch work, so requests wait
+     * rather than fail; lower it where clients would rather retry elsewhere at once.
+     */
+    asrWaitSec: Type.Number({ default: 30, minimum: 0, maximum: 3600 }),
   },
   { additionalProperties: false },
 )
