@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** `BENCH_ASR=0`: the ASR clients speak `/v1/tts` instead (ASR has its own line, outside admission control). */
+/** `BENCH_ASR=0`: the ASR clients speak `/v1/tts` instead (ASR has its own bounded line, `asrQueueLength`, `asrWaitSec`). */
 const ASR = process.env.BENCH_ASR !== '0'
 const pick = (k: number): 'tts' | 'sse' | 'live' | 'asr' => (['tts', 'tts', 'tts', 'tts', 'sse', 'sse', 'live', 'live', 'live', ASR ? 'asr' : 'tts'] as const)[k % 10]!
 

@@ -30,7 +30,7 @@ import { createReadiness, type Readiness } from './readiness.js'
 import { availableParallelism } from 'node:os'
 import { createAdmission, type Admission } from './services/admission/admission.js'
 import { createEngineCost } from './services/admission/engine-cost.js'
-import { admissionLimits } from './services/admission/limits.js'
+import { admissionLimits, coresLeft } from './services/admission/limits.js'
 import { createOverloadShare } from './services/admission/overload.js'
 import { createMetrics, type Metrics } from './services/metrics/metrics.js'
 
@@ -102,6 +102,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     workers: config.asrWorkers,
     ...(asrEngine && { engine: () => asrEngine }),
     ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
+    queueLength: config.asrQueueLength,
+    waitMs: config.asrWaitSec * 1000,
     ...(overrides.asrEngine && { engine: overrides.asrEngine }),
   })
   const models = createModelService({
@@ -118,7 +120,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     ...overrides.training,
   })
   const quota = createQuotaService({
-    repo: createQuotaRepository(db),
+    repo: createQuotaRepository(db, isPostgresUrl(databaseUrl) ? changes : undefined),
     logger,
     defaults: {
       concurrency: config.quotaConcurrency,
@@ -126,6 +128,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       charactersPerMonth: config.quotaCharactersPerMonth,
       audioSecondsPerMonth: config.quotaAudioSecondsPerMonth,
     },
+    leaseMs: config.quotaLeaseSec * 1000,
     ...overrides.quota,
   })
   const aliases = createVoiceAliases(config.voiceAliases)
@@ -155,6 +158,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   engines = () => speech.engines.started()
   const { admission, metrics } = operations(config, db, asr, cost, engines)
   quota.onRejected(({ limit }) => metrics.quotaRejections.inc({ limit }))
+  asr.onRejected(() => metrics.asrRejections.inc())
   return {
     config,
     logger,
@@ -190,7 +194,8 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
   let metrics: Metrics | undefined
   const overload = createOverloadShare()
   const admission = createAdmission({
-    limits: () => admissionLimits(settings, cost.perAudioSec(), overload.share()),
+    // Each transcription under way keeps a decoder, and so a core, busy: speech plans with the cores left.
+    limits: () => admissionLimits({ ...settings, cores: coresLeft(settings.cores, asr.load.active) }, cost.perAudioSec(), overload.share()),
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),

@@ -4,7 +4,9 @@ import { startWyomingServer, type WyomingServer } from './api/wyoming/server.js'
 import { buildApp } from './app.js'
 import type { Config } from './config/schema.js'
 import { createDeps, type Deps, type DepsOverrides } from './deps.js'
-import { generateMissingSamples, seedBuiltinVoices } from './voices/seed.js'
+import { generateBuiltinSamples } from './services/models/builtin-samples.js'
+import { isPostgresUrl } from './store/db/database.js'
+import { seedBuiltinVoices } from './voices/seed.js'
 
 export interface Server {
   readonly deps: Deps
@@ -79,7 +81,11 @@ function warm(deps: Deps, voices: Awaited<ReturnType<typeof seedBuiltinVoices>>,
     () => logger.info('speech recognition ready'),
     failed('could not start speech recognition; /v1/asr retries on use'),
   )
-  const samples = readiness.track('built-in voice samples', generateMissingSamples(voices, deps.speech.engines, deps.blobs, signal))
+  const sampleOptions = {
+    db: deps.db, blobs: deps.blobs, engines: deps.speech.engines, shared: isPostgresUrl(deps.config.databaseUrl), leaseMs: deps.config.jobLeaseSec * 1000,
+    onError: (err: unknown, modelId: string) => logger.warn({ err, modelId }, 'could not speak a built-in voice sample'),
+  }
+  const samples = readiness.track('built-in voice samples', generateBuiltinSamples(sampleOptions, voices, signal))
   const measured = samples.then(
     (made) => void (made > 0 && logger.info({ made }, 'generated built-in voice samples')),
     failed('could not generate built-in voice samples'),

@@ -68,6 +68,21 @@ describe('/model create is all-or-nothing', () => {
     await expectNothingLeft()
   })
 
+  it('the training job is queued in the transaction that inserts the model: if the commit fails, neither exists', async () => {
+    const enqueueIn = s.deps.models.training.enqueueIn
+    vi.spyOn(s.deps.models.training, 'enqueueIn').mockImplementation(async (trx, id) => {
+      await enqueueIn(trx, id)
+      // The job row is written (in the transaction); the node dies, or the database fails, before the commit.
+      expect(await trx.selectFrom('jobs').select('id').where('subject', '=', id).execute()).toHaveLength(1)
+      throw new Error('connection lost')
+    })
+    const res = await createMultipart(s, s.asAlice, parts())
+    expect(res.statusCode).toBe(500)
+    expect(res.json()).toEqual(INTERNAL)
+    expect(await s.deps.db.selectFrom('jobs').select('id').execute()).toEqual([])
+    await expectNothingLeft()
+  })
+
   it('a failing cleanup does not hide the original error', async () => {
     vi.spyOn(s.deps.models.repo, 'insert').mockRejectedValue(new Error('constraint'))
     vi.spyOn(s.deps.blobs, 'delete').mockRejectedValue(new Error('cannot delete either'))
@@ -140,5 +155,34 @@ describe('restart recovery on the filesystem store', () => {
       expect(m.state).toBe('trained')
       expect(m.quality.audios[0]!.quality_passed).toBe(true)
     }
+  })
+})
+
+describe('recovery with other nodes on the database (PostgreSQL)', () => {
+  let s: TestServer
+  beforeAll(async () => {
+    s = await startTestServer({}, {}, 'postgres')
+    await s.app.ready() // the start-up recovery runs now, not on the first request below
+  })
+  afterAll(async () => s.close())
+
+  it('sweeps unregistered blobs written over an hour ago, and leaves younger ones (another node may be creating them)', async () => {
+    const old = 'models/0123456789abcdef0123456789abcdef/voice-0.wav'
+    const young = 'models/fedcba9876543210fedcba9876543210/voice-0.wav'
+    await s.deps.blobs.put(old, voiceWav())
+    await s.deps.blobs.put(young, voiceWav())
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000).toISOString()
+    await s.deps.db.updateTable('shared_blobs').set({ updated_at: twoHoursAgo }).where('key', '=', old).execute()
+    // A registered blob, however old, stays.
+    const created = await createMultipart(s, s.asAlice, [{ name: 'title', value: 'kept' }, { name: 'voices', filename: 'a.wav', data: voiceWav({ seconds: 1.2 }) }])
+    expect(created.statusCode).toBe(201)
+    const kept = (await s.deps.blobs.list(`models/${created.json()._id}/`))[0]!
+    await s.deps.db.updateTable('shared_blobs').set({ updated_at: twoHoursAgo }).where('key', '=', kept).execute()
+
+    expect((await s.deps.models.recover()).orphanBlobs).toBe(1)
+    expect(await s.deps.blobs.get(old)).toBeNull()
+    expect(await s.deps.blobs.get(young)).not.toBeNull()
+    expect(await s.deps.blobs.get(kept)).not.toBeNull()
+    await s.deps.models.training.idle()
   })
 })

@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildWeb } from '../scripts/build-web.js'
 import { toWav } from './support/asr-speech.js'
-import { generateMissingSamples, seedBuiltinVoices } from '../src/voices/seed.js'
+import { generateBuiltinSamples } from '../src/services/models/builtin-samples.js'
+import { seedBuiltinVoices } from '../src/voices/seed.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { SENTENCES, ttsAll, withPauses, type Arranged } from './helpers/asr-audio.js'
 import { AUDIO_SPY, launchBrowser, type TestBrowser } from './helpers/browser.js'
@@ -28,7 +29,8 @@ beforeAll(async () => {
   await server.listen()
   // The built-in voices as \`parla serve\` lists them; one sample made, for the picker's sample button.
   const builtins = await seedBuiltinVoices(server.deps.models.repo, server.deps.keys, server.deps.speech.engines)
-  await generateMissingSamples(builtins.filter((v) => v.modelId === 'festival-slt'), server.deps.speech.engines, server.deps.blobs)
+  const { db, blobs, speech } = server.deps
+  await generateBuiltinSamples({ db, blobs, engines: speech.engines, shared: false }, builtins.filter((v) => v.modelId === 'festival-slt'), new AbortController().signal)
   browser = await launchBrowser()
   await mkdir(SHOTS, { recursive: true })
 }, SLOW)

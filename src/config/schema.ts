@@ -172,6 +172,21 @@ export const ConfigSchema = Type.Object(
     quotaCharactersPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
     /** Seconds of audio transcribed per account per calendar month (UTC); 0: unlimited. */
     quotaAudioSecondsPerMonth: Type.Integer({ default: 0, minimum: 0, maximum: 2_147_483_647 }),
+    /**
+     * A concurrency slot is a lease renewed every third of this, in seconds: the slots of a node that dies
+     * (kill -9, power loss) free themselves within it. Node clocks must agree to well within it (NTP).
+     */
+    quotaLeaseSec: Type.Number({ default: 30, minimum: 1, maximum: 3600 }),
+    /**
+     * Speech recognition requests that may wait for a decoder (`asrConcurrency`); beyond it, 503 with
+     * `Retry-After` at once. Each waiting request holds its upload (up to `asrMaxBytes`), so this bounds memory.
+     */
+    asrQueueLength: Type.Integer({ default: 16, minimum: 0, maximum: 100_000 }),
+    /**
+     * Longest wait for a decoder before the 503, in seconds. Transcription is batch work, so requests wait
+     * rather than fail; lower it where clients would rather retry elsewhere at once.
+     */
+    asrWaitSec: Type.Number({ default: 30, minimum: 0, maximum: 3600 }),
   },
   { additionalProperties: false },
 )

@@ -11,7 +11,7 @@ const SAMPLE_TEXT: Record<string, string> = {
   en: 'Hello! This is how I sound. The quick brown fox jumps over the lazy dog.',
 }
 const sampleText = (languages: readonly string[]) => SAMPLE_TEXT[languages[0]?.split('-')[0] ?? ''] ?? 'Hello, this is how I sound.'
-const sampleKey = (modelId: string) => `models/${modelId}/sample-0.wav`
+export const sampleKey = (modelId: string) => `models/${modelId}/sample-0.wav`
 
 /**
  * Every engine voice becomes a public, trained voice model owned by `parla`, with a stable `_id`
@@ -59,19 +59,13 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   return voices
 }
 
-/** Speaks each built-in voice's sample text into its sample blob, where missing. Runs in the background. */
-export async function generateMissingSamples(voices: readonly BuiltinVoice[], engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<number> {
-  let made = 0
-  for (const v of voices) {
-    if (signal?.aborted) break
-    if (await blobs.get(sampleKey(v.modelId))) continue
-    const engine = await engines.get(v.engineId)
-    const parts: Float32Array[] = []
-    for await (const piece of engine.synthesize({ text: sampleText(v.voice.languages), voice: v.voice.id }, signal ? { signal } : {})) parts.push(piece.samples)
-    const session = getEncoder('wav').create({ sampleRate: engine.sampleRate })
-    const wav = Buffer.concat([session.push(concatSamples(parts)), session.end()])
-    await blobs.put(sampleKey(v.modelId), wav)
-    made++
-  }
-  return made
+/** Speaks a built-in voice's sample text into its sample blob (`sampleKey`), replacing what is there. */
+export async function speakSample(v: BuiltinVoice, engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<void> {
+  const engine = await engines.get(v.engineId)
+  const parts: Float32Array[] = []
+  for await (const piece of engine.synthesize({ text: sampleText(v.voice.languages), voice: v.voice.id }, signal ? { signal } : {})) parts.push(piece.samples)
+  signal?.throwIfAborted()
+  const session = getEncoder('wav').create({ sampleRate: engine.sampleRate })
+  const wav = Buffer.concat([session.push(concatSamples(parts)), session.end()])
+  await blobs.put(sampleKey(v.modelId), wav)
 }

@@ -37,7 +37,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   // Admission limits out of the way unless a test sets them (test/admission.test.ts): on a busy machine the
   // measured engine cost would rightly turn some of a test's concurrent streams away.
-  const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000 }
+  // The same for speech recognition's line: tests that send several transcriptions at once expect them to wait.
+  const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000, asrWaitSec: 3600 }
   const database = dialect === 'postgres' ? await freshPostgres() : undefined
   const flags = { dataDir: '/tmp/parla-test-unused', logLevel: 'silent', ...unlimited, ...settings, ...(database && { databaseUrl: database.url }) }
   const config = loadConfig({ env: {}, file: undefined, flags })

@@ -40,7 +40,7 @@ export function createCluster(databaseUrl: string) {
     // One engine and one ASR process per node: the nodes share the test machine's cores with other test files.
     // Admission limits out of the way (as in `startTestServer`): on a busy machine the measured engine cost
     // would rightly turn some of a test's concurrent streams away, which is not what these tests are about.
-    const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000 }
+    const unlimited = { maxStreams: 100_000, maxStartingStreams: 100_000, asrWaitSec: 3600 }
     const flags = { databaseUrl, port, dataDir, logLevel: 'info', festivalProcesses: 1, asrWorkers: 1, ...unlimited, ...settings }
     const args = Object.entries(flags).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v)])
     const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })

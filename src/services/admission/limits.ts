@@ -8,6 +8,18 @@ export const DEFAULT_COST = 0.05
 const FIRST_AUDIO_SEC = 0.5
 const FIRST_PHRASE_SEC = 2
 
+/** Speech keeps at least this share of a core while speech recognition holds the others. */
+const MIN_CORES = 0.5
+
+/**
+ * The cores speech may plan with while `busy` speech recognition decoders each hold one: a transcription
+ * runs flat out on its core, so streams admitted against all the cores would fall behind. Never below half a
+ * core, so speech slows down to fewer streams but is not shut out.
+ */
+export function coresLeft(cores: number, busy: number): number {
+  return Math.max(MIN_CORES, cores - busy)
+}
+
 export interface LimitSettings {
   /** `maxStreams`; 0: automatic. */
   readonly maxStreams: number

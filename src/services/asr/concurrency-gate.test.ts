@@ -103,3 +103,26 @@ describe('createConcurrencyGate', () => {
     expect(() => createConcurrencyGate(1.5)).toThrow(/whole number/)
   })
 })
+
+describe('createConcurrencyGate with a bounded line', () => {
+  it('turns a task away at once when the line is full, and one whose wait runs out, with engine_busy and Retry-After', async () => {
+    let rejected = 0
+    const gate = createConcurrencyGate(1, { queueLength: 1, waitMs: 50, what: 'the test', onReject: () => rejected++ })
+    const log: string[] = []
+    const a = controlled(log, 'a')
+    const running = gate.run(a.task)
+    // Waits in the line; nothing frees the slot, so its wait runs out.
+    const waiting = gate.run(controlled(log, 'b').task).catch((e: unknown) => e)
+    const full = await gate.run(controlled(log, 'c').task).catch((e: unknown) => e)
+    expect(full).toBeInstanceOf(SpeechError)
+    expect(full).toMatchObject({ code: 'engine_busy', retryAfterSec: 1 })
+    expect((full as SpeechError).message).toMatch(/^The server is at capacity for the test \(1 of 1 running, 1 waiting\); retry in 1 s/)
+    const late = await waiting
+    expect(late).toMatchObject({ code: 'engine_busy' })
+    expect((late as SpeechError).message).toMatch(/no slot within 0.05 s/)
+    expect([rejected, gate.active, gate.waiting]).toEqual([2, 1, 0])
+    a.finish()
+    expect(await running).toBe('a')
+    expect(log).toEqual(['start a'])
+  })
+})

@@ -34,14 +34,25 @@ export interface AsrServiceOptions {
    * of decoder workers (one per core), enough to keep every decoder busy; see docs/decisions.md (ASR).
    */
   readonly concurrency?: number
+  /** Requests that may wait in that line; beyond it they get 503 `engine_busy` at once. Default: unbounded. */
+  readonly queueLength?: number
+  /** Longest wait in the line before the 503, ms. Default: no deadline. */
+  readonly waitMs?: number
   /** Replaces pocketsphinx (tests). */
   readonly engine?: () => AsrEngine
 }
 
 /** Speech to text for whole files. The engine starts on first use (its decoders load the model once each). */
 export function createAsrService(options: AsrServiceOptions) {
-  const gate = createConcurrencyGate(
-    options.concurrency ?? (options.workers > 0 ? options.workers : Math.max(1, availableParallelism())))
+  const rejected = new Set<() => void>()
+  const gate = createConcurrencyGate(options.concurrency ?? (options.workers > 0 ? options.workers : Math.max(1, availableParallelism())), {
+    what: 'speech recognition',
+    ...(options.queueLength !== undefined && { queueLength: options.queueLength }),
+    ...(options.waitMs !== undefined && { waitMs: options.waitMs }),
+    onReject: () => {
+      for (const listener of rejected) listener()
+    },
+  })
   let engine: AsrEngine | undefined
   const getEngine = () =>
     (engine ??= options.engine?.() ?? createPocketsphinxEngine(options.workers > 0 ? { workers: options.workers } : {}))
@@ -100,6 +111,10 @@ export function createAsrService(options: AsrServiceOptions) {
         })
       }, signal)
       return { ...result, language }
+    },
+    /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */
+    onRejected(listener: () => void): void {
+      rejected.add(listener)
     },
     /** Requests transcribing now and waiting in line (for tests and monitoring). */
     get load() {

@@ -1,4 +1,5 @@
-import type { JobRepository } from '../../store/db/repositories/jobs.js'
+import type { Db } from '../../store/db/database.js'
+import { createJobRepository, type JobRepository } from '../../store/db/repositories/jobs.js'
 
 export interface JobRunnerOptions {
   readonly jobs: JobRepository
@@ -27,6 +28,12 @@ export interface JobRunnerOptions {
 export interface JobRunner {
   /** Queues a job (once per subject while it is queued or running); this node runs it if started. */
   add(subject: string): Promise<void>
+  /**
+   * Queues a job inside the caller's transaction `trx`, so it exists exactly when what it works on does; call
+   * `wake()` after the commit for this node to look at once (otherwise the next poll finds it).
+   */
+  addIn(trx: Db, subject: string): Promise<void>
+  wake(): void
   /** Starts taking jobs. Until then (a CLI command opening the database) this node only queues them. */
   start(): void
   /** Resolves when no job of this kind is queued or running (on any node). */
@@ -123,6 +130,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       await jobs.add(kind, subject, at(0))
       void pump()
     },
+    addIn: (trx, subject) => createJobRepository(trx).add(kind, subject, at(0)),
+    wake: () => void pump(),
     idle() {
       const done = new Promise<void>((resolve) => waiters.push(resolve))
       void checkIdle()

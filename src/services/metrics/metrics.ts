@@ -27,6 +27,8 @@ export interface Metrics {
    * `characters`, …). The quota code calls `deps.metrics.quotaRejections.inc({ limit })`.
    */
   readonly quotaRejections: Counter<'limit'>
+  /** Speech recognition requests turned away with 503: the decoders' line was full or the wait ran out. */
+  readonly asrRejections: Counter
   readonly liveSockets: Gauge
   /** The Prometheus text exposition of everything. */
   text(): Promise<string>
@@ -54,6 +56,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     admissionRejections: new Counter({ name: 'parla_admission_rejections_total', help: 'Streams turned away with 503 because the node was at capacity', labelNames: ['surface'], registers }),
     streamsBehind: new Counter({ name: 'parla_streams_behind_total', help: 'Times an admitted stream\'s audio came after its listener ran out (each cuts the admission limits for a while)', labelNames: ['surface'], registers }),
     quotaRejections: new Counter({ name: 'parla_quota_rejections_total', help: 'Requests refused by a per-account quota, by limit', labelNames: ['limit'], registers }),
+    asrRejections: new Counter({ name: 'parla_asr_rejections_total', help: 'Speech recognition requests turned away with 503 because every decoder was busy', registers }),
     liveSockets: new Gauge({ name: 'parla_live_sockets_open', help: 'Open /v1/tts/live WebSockets', registers }),
   }
   gauges(registers, sources)

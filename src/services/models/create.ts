@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { SpeechError, type ValidationIssue } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
+import type { Db } from '../../store/db/database.js'
 import type { ModelRepository } from '../../store/db/repositories/models.js'
 import type { BlobsTable } from '../../store/db/schema.js'
 import { audioMedia, detectLanguage, sniffImage } from './media.js'
@@ -20,14 +21,17 @@ export interface CreateDeps {
   readonly decode: DecodeAudio
   readonly minSampleSeconds: number
   readonly maxSampleSeconds: number
+  /** Queues the model's training in the transaction that inserts it (`trx`). */
+  readonly enqueueIn: (trx: Db, id: string) => Promise<void>
 }
 
 export const newModelId = () => randomBytes(16).toString('hex')
 
 /**
  * Creates a model: decodes and checks every voice, writes the blobs under `models/<id>/`, then inserts the
- * row with its blob registry in one transaction. If anything fails the written blobs are deleted; if the
- * process dies in between, startup recovery deletes blobs no row registers. So either both exist or neither.
+ * row with its blob registry and its training job in one transaction (a node dying right after cannot leave
+ * a model no node will train). If anything fails the written blobs are deleted; if the process dies in
+ * between, recovery deletes blobs no row registers. So either both exist or neither.
  */
 export async function createModel(deps: CreateDeps, accountId: string, input: CreateModelInput): Promise<string> {
   const cover = input.coverImage ? sniffImage(input.coverImage.bytes) : null
@@ -94,7 +98,7 @@ export async function createModel(deps: CreateDeps, accountId: string, input: Cr
 
   try {
     for (const blob of blobs) await deps.blobs.put(blob.key, blob.bytes)
-    await deps.repo.insert(record, blobs.map(({ bytes: _bytes, ...row }) => row))
+    await deps.repo.insert(record, blobs.map(({ bytes: _bytes, ...row }) => row), (trx) => deps.enqueueIn(trx, id))
   } catch (err) {
     // Every planned key, not only the finished ones: a store may leave a partial write behind a throw.
     await Promise.allSettled(blobs.map((b) => deps.blobs.delete(b.key)))

@@ -59,6 +59,11 @@ export interface StoredFile {
 const MAX_ID_LENGTH = 128
 const shortId = (id: string) => (id.length > 40 ? `${id.slice(0, 40)}…` : id)
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' }
+/**
+ * On a shared database, an unregistered blob younger than this may belong to a create or a training job under
+ * way on another node (a training job is stopped after 10 minutes), so sweeps leave it.
+ */
+const ORPHAN_AGE_MS = 60 * 60_000
 const notFound = (id: string) => new SpeechError('not_found', `Voice model '${shortId(id)}' not found`)
 
 /**
@@ -111,15 +116,26 @@ export function createModelService(options: ModelServiceOptions) {
     for (const r of results) if (r.status === 'rejected') options.onError?.(r.reason, 'deleting a model blob')
   }
 
+  let sweeper: NodeJS.Timeout | undefined
+  /** Deletes blobs under `models/` no row registers (on a shared database, only old ones); returns how many. */
+  const sweepOrphans = async (): Promise<number> => {
+    // Listed before the registry is read: a blob registered in between is then in the registry, never deleted.
+    const keys = await options.blobs.list('models/', shared ? { writtenBefore: Date.now() - ORPHAN_AGE_MS } : {})
+    const registered = await repo.registeredKeys()
+    const orphans = keys.filter((k) => !registered.has(k))
+    await deleteBlobs(orphans)
+    return orphans.length
+  }
+
   return {
     repo,
     training,
 
     async create(accountId: string, input: CreateModelInput): Promise<ModelRecord> {
-      const id = await createModel({ ...options, repo }, accountId, input)
-      // Read before queueing, so the answer shows the model as created (training starts right after).
+      const id = await createModel({ ...options, repo, enqueueIn: training.enqueueIn }, accountId, input)
+      // Read before this node looks for the job, so the answer shows the model as created (training starts right after).
       const model = await repo.findById(id)
-      await training.enqueue(id)
+      training.wake()
       if (!model) throw new SpeechError('internal_error', `model ${id} vanished after create`)
       return model
     },
@@ -192,25 +208,22 @@ export function createModelService(options: ModelServiceOptions) {
      * or `training` (a job already queued or held by a live node is left as it is; training is deterministic
      * and the samples are stored, so a re-run gives what an interrupted run would have). On a single node it
      * also frees the leases a previous run of it held and deletes blobs under `models/` that no row registers
-     * (a create or cover change that died half-way, or a delete that died after its row was gone); with other
-     * nodes on the database those blobs may be another node's create in progress, so they are left.
+     * (a create or cover change that died half-way, or a delete that died after its row was gone). With other
+     * nodes on the database, an unregistered blob may be another node's create or training in progress, so
+     * only those written more than `ORPHAN_AGE_MS` ago go, at start and every hour after.
      */
     async recover(): Promise<{ orphanBlobs: number; requeued: number }> {
-      let orphans: string[] = []
-      if (!shared) {
-        const keys = await options.blobs.list('models/')
-        const registered = await repo.registeredKeys()
-        orphans = keys.filter((k) => !registered.has(k))
-        await deleteBlobs(orphans)
-        await jobs.releaseLeases('train')
-      }
+      const orphanBlobs = await sweepOrphans()
+      if (!shared) await jobs.releaseLeases('train')
+      else sweeper ??= setInterval(() => void sweepOrphans().catch((err) => options.onError?.(err, 'sweeping orphaned blobs')), ORPHAN_AGE_MS).unref()
       const todo = await repo.idsInState(['created', 'training'])
       for (const id of todo) await training.enqueue(id)
       training.start()
-      return { orphanBlobs: orphans.length, requeued: todo.length }
+      return { orphanBlobs, requeued: todo.length }
     },
 
     async close(): Promise<void> {
+      clearInterval(sweeper)
       await training.close()
     },
   }

@@ -1,5 +1,6 @@
 import { SpeechError } from '../../errors.js'
 import type { BlobStore } from '../../store/blob/types.js'
+import type { Db } from '../../store/db/database.js'
 import type { ModelRepository } from '../../store/db/repositories/models.js'
 import { createJobRunner, type JobRunnerOptions } from '../jobs/runner.js'
 import type { AudioQualityEntry, DecodeAudio, DecodedAudio, ModelRecord, StoredSample } from '../../store/model-types.js'
@@ -63,6 +64,9 @@ export interface TrainingOptions {
 export interface TrainingQueue {
   /** Queues a model in state `created`; a model already queued or running is not queued twice. */
   enqueue(id: string): Promise<void>
+  /** Queues a model inside the transaction that inserts it; `wake()` once it is committed. */
+  enqueueIn(trx: Db, id: string): Promise<void>
+  wake(): void
   /** Starts training queued models on this node (the server does, at start; CLI commands do not). */
   start(): void
   /** Resolves when nothing is queued or running (on any node sharing the database). */
@@ -158,6 +162,8 @@ export function createTrainingQueue(options: TrainingOptions): TrainingQueue {
 
   return {
     enqueue: (id) => runner.add(id),
+    enqueueIn: (trx, id) => runner.addIn(trx, id),
+    wake: () => runner.wake(),
     start: () => runner.start(),
     idle: () => runner.idle(),
     close: () => runner.close(options.closeTimeoutMs ?? 10_000),

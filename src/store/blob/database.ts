@@ -44,12 +44,10 @@ export function createDatabaseBlobStore(db: Db): BlobStore {
       assertBlobKey(key)
       await db.deleteFrom('shared_blobs').where('key', '=', key).execute()
     },
-    async list(prefix) {
-      const rows = await db
-        .selectFrom('shared_blobs')
-        .select('key')
-        .where(sql<boolean>`key like ${prefixPattern(prefix)} escape '\\'`)
-        .execute()
+    async list(prefix, options) {
+      let q = db.selectFrom('shared_blobs').select('key').where(sql<boolean>`key like ${prefixPattern(prefix)} escape '\\'`)
+      if (options?.writtenBefore !== undefined) q = q.where('updated_at', '<', new Date(options.writtenBefore).toISOString())
+      const rows = await q.execute()
       return rows.map((r) => r.key)
     },
   }

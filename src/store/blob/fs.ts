@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises'
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { assertBlobKey, type BlobStore } from './types.js'
 
@@ -52,13 +52,14 @@ export async function createFsBlobStore(root: string): Promise<BlobStore> {
     async delete(key) {
       await rm(pathOf(key), { force: true })
     },
-    async list(prefix) {
+    async list(prefix, options) {
       const dir = join(base, ...prefix.split('/').filter(Boolean))
       const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])
-      return entries
-        .filter((e) => e.isFile())
-        .map((e) => relative(base, join(e.parentPath, e.name)).split(sep).join('/'))
-        .filter((k) => !k.startsWith('.tmp/'))
+      const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
+      const before = options?.writtenBefore
+      // A file gone between readdir and stat (deleted meanwhile) is not listed.
+      const old = before === undefined ? files : (await Promise.all(files.map(async (f) => ((await stat(f).catch(() => null))?.mtimeMs ?? Infinity) < before ? [f] : []))).flat()
+      return old.map((f) => relative(base, f).split(sep).join('/')).filter((k) => !k.startsWith('.tmp/'))
     },
   }
 }

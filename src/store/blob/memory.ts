@@ -3,12 +3,14 @@ import { assertBlobKey, type BlobStore } from './types.js'
 /** In-memory blobs for tests and throwaway servers. */
 export function createMemoryBlobStore(): BlobStore {
   const items = new Map<string, Uint8Array>()
+  const written = new Map<string, number>()
   return {
     id: 'memory',
     async put(key, body, options) {
       assertBlobKey(key)
       if (body instanceof Uint8Array) {
         items.set(key, new Uint8Array(body)) // a copy, even of a Buffer (whose slice is a view)
+        written.set(key, Date.now())
         return
       }
       const parts: Uint8Array[] = []
@@ -17,6 +19,7 @@ export function createMemoryBlobStore(): BlobStore {
         parts.push(chunk)
       }
       items.set(key, Buffer.concat(parts))
+      written.set(key, Date.now())
     },
     async get(key) {
       assertBlobKey(key)
@@ -26,9 +29,11 @@ export function createMemoryBlobStore(): BlobStore {
     async delete(key) {
       assertBlobKey(key)
       items.delete(key)
+      written.delete(key)
     },
-    async list(prefix) {
-      return [...items.keys()].filter((k) => k.startsWith(prefix))
+    async list(prefix, options) {
+      const before = options?.writtenBefore ?? Infinity
+      return [...items.keys()].filter((k) => k.startsWith(prefix) && written.get(k)! < before)
     },
   }
 }

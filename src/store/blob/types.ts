@@ -12,9 +12,16 @@ export interface BlobStore {
   get(key: string): Promise<Uint8Array | null>
   /** Removes the key; missing keys are not an error. */
   delete(key: string): Promise<void>
-  /** Every key under a prefix (used to find orphans after a crash). */
-  list(prefix: string): Promise<string[]>
+  /**
+   * Every key under a prefix (used to find orphans after a crash); with `writtenBefore` (ms since the epoch)
+   * only keys last written before then, so a sweep leaves writes that may still be under way alone.
+   */
+  list(prefix: string, options?: ListOptions): Promise<string[]>
   close?(): Promise<void>
+}
+
+export interface ListOptions {
+  readonly writtenBefore?: number
 }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/

@@ -5,6 +5,7 @@ import { createPostgresChangeFeed, type ChangeFeed } from './changes.js'
 import { dialectFor, openDatabase, type Db } from './database.js'
 import { createKeyRepository } from './repositories/keys.js'
 import { createModelRepository } from './repositories/models.js'
+import { createQuotaRepository } from './repositories/quota.js'
 
 describe('PostgreSQL change feed: caches on every node', () => {
   const open: { close(): Promise<unknown> }[] = []
@@ -52,6 +53,21 @@ describe('PostgreSQL change feed: caches on every node', () => {
     await heard
     expect(notices).toEqual(['m1', 'm1'])
     expect(await modelsB.findById('m1')).toMatchObject({ state: 'trained', title: 'changed behind the cache' })
+  })
+
+  it('limits set on one node apply on another at once, though each node caches them', async () => {
+    const [a, b] = await twoNodes()
+    const quotaA = createQuotaRepository(a.db, a.changes)
+    const quotaB = createQuotaRepository(b.db, b.changes)
+    expect(await quotaB.limits('acc')).toBeUndefined() // no row: cached as such on B
+    await a.db.insertInto('account_limits').values({
+      account_id: 'acc', max_concurrent: 7, requests_per_minute: null, characters_per_month: null, audio_seconds_per_month: null, updated_at: '',
+    }).execute()
+    expect(await quotaB.limits('acc')).toBeUndefined() // proof that B answers from its cache
+    const heard = new Promise<string>((resolve) => b.changes.subscribe('limits', resolve))
+    await quotaA.setLimits('acc', { requests_per_minute: 60 })
+    expect(await heard).toBe('acc')
+    expect(await quotaB.limits('acc')).toMatchObject({ max_concurrent: 7, requests_per_minute: 60 })
   })
 
   it('a key revoked on one node stops authenticating on another at once, not after the cache expires', async () => {

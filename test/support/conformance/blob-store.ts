@@ -73,6 +73,14 @@ export function runBlobStoreConformance(options: BlobStoreConformanceOptions): v
       expect(await store.list('none/')).toEqual([])
     })
 
+    it('lists only keys written before a given time, when asked', async () => {
+      const store = await fresh()
+      const before = Date.now() - 60_000
+      await store.put('models/a/1', bytes(0))
+      expect(await store.list('models/', { writtenBefore: Date.now() + 60_000 })).toEqual(['models/a/1'])
+      expect(await store.list('models/', { writtenBefore: before })).toEqual([])
+    })
+
     it('refuses keys that could leave its space', async () => {
       const store = await fresh()
       for (const key of ['../x', 'a/../../x', '/abs', 'a//b', 'a/./b', 'sp ace', '']) {

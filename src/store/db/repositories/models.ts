@@ -76,13 +76,17 @@ export function createModelRepository(db: Db, shared?: ChangeFeed) {
   if (byId.parameters.length !== 1) throw new Error('models repository: the by-id query must have one parameter')
 
   return {
-    /** Inserts the model with its blob, tag and language rows in one transaction. */
-    async insert(model: ModelRecord, blobs: readonly BlobsTable[]): Promise<void> {
+    /**
+     * Inserts the model with its blob, tag and language rows in one transaction; `also` adds its own rows to
+     * that transaction (the model's training job), so either all of them exist or none.
+     */
+    async insert(model: ModelRecord, blobs: readonly BlobsTable[], also?: (trx: Db) => Promise<void>): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('models').values(toRow(model)).execute()
         if (blobs.length > 0) await trx.insertInto('model_blobs').values([...blobs]).execute()
         await writeIndex(trx, 'tags', model.id, model.tags, false)
         await writeIndex(trx, 'languages', model.id, model.languages, false)
+        await also?.(trx)
       })
       await announce(model.id)
     },

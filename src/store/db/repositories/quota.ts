@@ -1,5 +1,7 @@
+import type { ChangeFeed } from '../changes.js'
 import type { Db } from '../database.js'
 import type { AccountLimitsTable } from '../schema.js'
+import { createRowCache } from './row-cache.js'
 
 /** Limit columns as stored: null is the configured default, 0 unlimited. */
 export type StoredLimits = Omit<AccountLimitsTable, 'account_id' | 'updated_at'>
@@ -159,10 +161,25 @@ export type QuotaQueries = ReturnType<typeof quotaQueries>
 /**
  * The quota tables, in portable statements (upserts through `onConflict`, no dialect SQL). Checks that must
  * hold across nodes run inside `inTurn`, one admission per account at a time on the whole database.
+ *
+ * With a `shared` change feed (nodes on one PostgreSQL), an account's limits, read by every request, are
+ * cached per node like model rows (row-cache.ts): `setLimits` drops them here and, through LISTEN/NOTIFY, on
+ * every other node within milliseconds (a lost notice within the cache's 5 s). Counts are never cached.
  */
-export function createQuotaRepository(db: Db) {
+export function createQuotaRepository(db: Db, shared?: ChangeFeed) {
+  const queries = quotaQueries(db)
+  // Wrapped: an account without a row of its own (the usual case) is cached too.
+  const cache = shared && createRowCache<{ stored: StoredLimits | undefined }>(shared, 'limits')
   return {
-    ...quotaQueries(db),
+    ...queries,
+    async limits(accountId: string): Promise<StoredLimits | undefined> {
+      if (!cache) return queries.limits(accountId)
+      return (await cache.get(accountId, async () => ({ stored: await queries.limits(accountId) })))?.stored
+    },
+    async setLimits(accountId: string, changes: Partial<StoredLimits>): Promise<void> {
+      await queries.setLimits(accountId, changes)
+      await cache?.invalidate(accountId)
+    },
     /**
      * Runs `work` in a transaction that first bumps the account's gate row: PostgreSQL locks that row until
      * commit, SQLite the database, so admissions of one account on any node run one after another and each
