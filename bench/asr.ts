@@ -7,7 +7,6 @@
  * Run: npm run bench:asr [-- --upload mp3] [--all-engines] [--real-only]; BENCH_ONLY=protocols runs only that comparison.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +16,7 @@ import { transcribe } from '../src/asr/transcribe.js'
 import { corpusWer } from '../src/asr/wer.js'
 import { createPocketsphinxEngine, type DecoderPreset } from '../src/engines/asr/pocketsphinx/index.js'
 import type { AsrEngine } from '../src/engines/asr/types.js'
+import { processTreeCpuMs } from './proc-cpu.js'
 import { asrProtocols } from './protocols.js'
 import { runRealSpeech } from './real-speech.js'
 import { processMemory, resetPeakMemory, startBenchServer, type BenchServer, type Warm } from './server.js'
@@ -55,19 +55,13 @@ async function measure(reference: string, concurrent: number, one: (i: number) =
 
 interface Upload { bytes: Uint8Array, text: string, seconds: number }
 
-/** CPU seconds process `pid` has used (user + system), from /proc. */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 /**
  * `concurrent` real `POST /v1/asr` multipart uploads at once, as the `fish-audio` SDK sends them; the peak
  * is the server process's own (VmHWM over this window), so the benchmark's test audio is not in it.
  */
 async function measureServer(server: BenchServer, file: Upload, concurrent: number): Promise<Run> {
   resetPeakMemory(server.pid)
-  const cpu0 = processCpu(server.pid)
+  const cpu0 = processTreeCpuMs(server.pid) / 1000
   const t0 = performance.now()
   const texts = await Promise.all(Array.from({ length: concurrent }, async () => {
     const form = new FormData()
@@ -79,7 +73,7 @@ async function measureServer(server: BenchServer, file: Upload, concurrent: numb
   }))
   const wall = (performance.now() - t0) / 1000
   const wer = corpusWer(texts.map((hypothesis) => ({ reference: file.text, hypothesis }))).wer
-  return { wall, cpu: processCpu(server.pid) - cpu0, wer, peakMb: processMemory(server.pid).peakMb }
+  return { wall, cpu: processTreeCpuMs(server.pid) / 1000 - cpu0, wer, peakMb: processMemory(server.pid).peakMb }
 }
 
 /** The engine alone on samples already at 16 kHz (no queue, no file decoding): for the CLI comparison. */

@@ -21,12 +21,12 @@
  *  6. Agent frameworks' frame sequences: flush to first audio for LiveKit's and Pipecat's, the same 48
  *     sentences (see `compareClientSequences`), p50 and p90.
  */
-import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { decode, encode } from '@msgpack/msgpack'
 import WebSocket from 'ws'
 import { compareClientSequences } from './live-clients.js'
 import { AGENT_REPLIES } from './live-replies.js'
+import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
 
     phase(`${SOCKETS} sockets in conversation`)
     const concurrent: number[] = []
-    const cpu = serverCpu(ready.pid)
+    const cpu = processTreeCpuMs(ready.pid) / 1000
     const began = performance.now()
     let audioSec = 0
     await Promise.all(
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       }),
     )
     const wall = (performance.now() - began) / 1000
-    const used = serverCpu(ready.pid) - cpu
+    const used = processTreeCpuMs(ready.pid) / 1000 - cpu
 
     phase(`${SOCKETS} sockets flushing at once`)
     const burst: number[] = []
@@ -136,25 +136,6 @@ async function clientsPhase(url: string, key: string): Promise<void> {
   if (livekitAhead.length) line(`LiveKit, start sent ${CLIENTS_AHEAD_MS} ms before the text`, livekitAhead)
   const ratio = (p: number) => (percentile(livekit, p) / percentile(pipecat, p)).toFixed(2)
   console.log(`LiveKit / Pipecat: p50 ${ratio(50)}, p90 ${ratio(90)}`)
-}
-
-/** CPU seconds used so far by process `pid` and its children (festival), from /proc. */
-function serverCpu(pid: number): number {
-  const ticks = (p: string) => {
-    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    // utime + stime, plus cutime + cstime (children already reaped: festival processes that were replaced).
-    return { ppid: Number(fields[1]), cpu: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) }
-  }
-  let total = 0
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const t = ticks(p)
-      if (Number(p) === pid || t.ppid === pid) total += t.cpu
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total / 100
 }
 
 function row(name: string, ms: number[]): void {

@@ -11,12 +11,13 @@
  * measures the other work, while the CPU ratio is Parla's own cost.
  * Env: BENCH_RUNS (default 5), BENCH_LAYERS (dense layers per token, default 96).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { detectPackage } from '../src/models/detect.js'
 import { writePiperVoice } from '../test/support/neural-models.js'
+import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
 
@@ -37,21 +38,6 @@ const tts = await sherpa.OfflineTts.createAsync({ model: { ...config, numThreads
 
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 
-/** CPU ms used so far by `pid` and every process under it (utime + stime from /proc, in clock ticks of 10 ms). */
-async function treeCpuMs(pid: number): Promise<number> {
-  const stats = new Map<number, { ppid: number; ticks: number }>()
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (fields.length > 13) stats.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) })
-  }
-  const inTree = (p: number): boolean => p === pid || (stats.has(p) && p !== 1 && inTree(stats.get(p)!.ppid))
-  let ticks = 0
-  for (const [p, s] of stats) if (inTree(p)) ticks += s.ticks
-  return ticks * 10
-}
-
 const runtime = async (text: string) => {
   const t0 = performance.now()
   const c0 = cpuMs()
@@ -62,7 +48,7 @@ const runtime = async (text: string) => {
 
 const server = await startBenchServer({ modelsDir, neuralProcesses: 1, neuralThreads: 1 })
 const endToEnd = async (text: string) => {
-  const c0 = await treeCpuMs(server.pid)
+  const c0 = processTreeCpuMs(server.pid)
   const t0 = performance.now()
   const res = await fetch(new URL('/v1/tts', server.url), { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text, reference_id: 'neural-en-us-bench-low', format: 'pcm', sample_rate: RATE }) })
   if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
@@ -73,7 +59,7 @@ const endToEnd = async (text: string) => {
     bytes += chunk.length
   }
   const total = performance.now() - t0
-  return { total, first, seconds: bytes / 2 / RATE, cpu: (await treeCpuMs(server.pid)) - c0 }
+  return { total, first, seconds: bytes / 2 / RATE, cpu: (processTreeCpuMs(server.pid)) - c0 }
 }
 
 try {

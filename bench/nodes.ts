@@ -12,10 +12,10 @@
  * request is printed beside it (found by its port), as two nodes may move work into the database.
  */
 import { randomBytes } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import pg from 'pg'
 import { startNginx, type Nginx } from '../test/helpers/nginx.js'
+import { processTable, treeCpuMs } from './proc-cpu.js'
 import { startBenchServer, type BenchServer } from './server.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -30,37 +30,6 @@ const SENTENCES = [
   'Sure, I can help you with that right away.',
 ]
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ')
-
-interface ProcStat {
-  readonly ppid: number
-  readonly ticks: number
-  readonly cmdline: string
-}
-
-/** Every process's parent and CPU ticks so far, and its command line. */
-async function processes(): Promise<Map<number, ProcStat>> {
-  const out = new Map<number, ProcStat>()
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (fields.length < 13) continue
-    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '')
-    // utime + stime, plus cutime + cstime: what its children that exited used (a PostgreSQL backend whose
-    // connection closed, a replaced engine process) moves there, so the tree's sum never goes back.
-    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-    out.set(Number(name), { ppid: Number(fields[1]), ticks, cmdline: cmdline.replaceAll('\0', ' ') })
-  }
-  return out
-}
-
-/** CPU ms of the processes under each root (the roots included); clock ticks are 10 ms on Linux. */
-function treeCpuMs(all: Map<number, ProcStat>, roots: readonly number[]): number {
-  const under = (p: number): boolean => roots.includes(p) || (p > 1 && all.has(p) && under(all.get(p)!.ppid))
-  let ticks = 0
-  for (const [p, s] of all) if (under(p)) ticks += s.ticks
-  return ticks * 10
-}
 
 /** Sends the round's requests to `url`, `CLIENTS` at a time; throws on any answer but 200. */
 async function sendMix(url: string, key: string): Promise<number> {
@@ -114,7 +83,7 @@ async function main(): Promise<void> {
     // Warm-up on each node (JIT, statement caches, the engine's first sentences), not measured.
     for (const n of nodes) await sendMix(n.url, a.key)
 
-    const postmaster = [...(await processes())].find(([, s]) => s.cmdline.includes(`-p ${port}`) && /postgres/.test(s.cmdline))?.[0]
+    const postmaster = [...(processTable())].find(([, s]) => s.cmdline.includes(`-p ${port}`) && /postgres/.test(s.cmdline))?.[0]
     const setups = { one: { lb: one, roots: [a.pid] }, two: { lb: two, roots: [a.pid, b.pid] } }
     const results: Record<'one' | 'two', { parla: number[]; db: number[]; wallSec: number[] }> = {
       one: { parla: [], db: [], wallSec: [] },
@@ -125,11 +94,11 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const name of ['one', 'two'] as const) {
         const { lb, roots } = setups[name]
-        const before = await processes()
+        const before = processTable()
         const t0 = performance.now()
         const sent = await sendMix(lb.url, a.key)
         const wallSec = (performance.now() - t0) / 1000
-        const after = await processes()
+        const after = processTable()
         const parla = (treeCpuMs(after, roots) - treeCpuMs(before, roots)) / sent
         const db = postmaster ? (treeCpuMs(after, [postmaster]) - treeCpuMs(before, [postmaster])) / sent : NaN
         results[name].parla.push(parla)
