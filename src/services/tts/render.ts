@@ -4,7 +4,7 @@ import { createResampler } from '../../audio/resample.js'
 import type { SynthesisChunk } from '../../engines/tts/types.js'
 import type { TextChunk } from '../../text/types.js'
 import { EdgeSmoother } from './joins.js'
-import { Lookahead } from './lookahead.js'
+import { Lookahead, readAhead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
 import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
@@ -115,7 +115,11 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     }
 
     yield snapshot()
-    const pieces = lookahead.take(seq, () => startCall(chunk, timelineSec))
+    const next = chunks[seq + 1]
+    // The next chunk's call starts as soon as this one's engine has made its last audio (see readAhead).
+    const pieces = readAhead(lookahead.take(seq, () => startCall(chunk, timelineSec)), rate, (receivedSec) => {
+      if (next) lookahead.prefetch(seq + 1, () => startCall(next, timelineSec + receivedSec))
+    })
     // Only the first chunk streams its DSP: that is where first-audio time is decided, and Rubber Band's
     // offline mode (a study pass over the whole piece) sounds cleaner (pocketsphinx word error rate on a
     // +4 semitone clone: 23 % streamed, 16 % offline). The stream's output is aligned with its input, so
@@ -127,8 +131,6 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
       for await (const piece of pieces) {
         signal?.throwIfAborted()
         stream ??= await opening
-        const next = chunks[seq + 1]
-        if (piece.final && next) lookahead.prefetch(seq + 1, () => startCall(next, timelineSec + (chunkSamples + piece.samples.length) / rate))
         const samples = stream ? undefined : await processPiece(piece, rate, plan, options.stretch, signal)
         const pieceEngineStart = engineSeconds
         const pieceStart = processedSeconds
