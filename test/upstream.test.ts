@@ -163,13 +163,23 @@ describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () =
     expect(Buffer.from(refs[0]!.audio, 'base64').equals(Buffer.from(clip))).toBe(true)
   })
 
-  it('SSE: word timings are added to the upstream audio', async () => {
-    const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, model: 's2-pro' }, payload: { text: TEXT, format: 'pcm', sample_rate: RATE } })
+  it('SSE: word timings are added to the upstream audio by aligning it with the text, on the words spoken', async () => {
+    // The upstream Parla speaks with festival, whose own SSE alignment is exact: the same audio must get the same times.
+    const text = 'The weather today is calm and clear, but then, after a while, the wind came back.'
+    const body = { text, format: 'pcm', sample_rate: RATE }
+    const direct = await fetch(`${upstreamUrl}/v1/tts/stream/with-timestamp`, { method: 'POST', headers: { authorization: `Bearer ${upstreamKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const exact = rebuild(parseSse(await direct.text())).words
+    const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, model: 's2-pro' }, payload: body })
     expect(res.statusCode).toBe(200)
     const { audio, words } = rebuild(parseSse(res.body))
-    expect(words.map((w) => w.text)).toEqual(['The', 'weather', 'today', 'is', 'calm', 'and', 'clear'])
+    expect(words.map((w) => w.text)).toEqual(exact.map((w) => w.text))
+    expect(words).toHaveLength(16)
     const seconds = pcm16(audio).length / RATE
-    for (const w of words) expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
+    words.forEach((w, i) => {
+      expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
+      expect(Math.abs(w.start - exact[i]!.start), `${w.text} starts at ${w.start}, festival says ${exact[i]!.start}`).toBeLessThan(0.12)
+      expect(Math.abs(w.end - exact[i]!.end), `${w.text} ends at ${w.end}, festival says ${exact[i]!.end}`).toBeLessThan(0.12)
+    })
   })
 
   it('the live socket speaks through the upstream', async () => {

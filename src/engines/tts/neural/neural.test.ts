@@ -33,9 +33,13 @@ describe('neural engine', () => {
     expectWords(SENTENCE, c, SENTENCE_WORDS)
   })
 
-  it('streams a multi-sentence call sentence by sentence', async () => {
-    const c = await collect(engine, { text: LONG_TEXT, voice: 'en_US-tone-low' })
-    expect(c.chunks).toBe(4)
+  it('streams a multi-sentence call sentence by sentence, marks the last audio, then sends the words', async () => {
+    const chunks = []
+    for await (const chunk of engine.synthesize({ text: LONG_TEXT, voice: 'en_US-tone-low' })) chunks.push(chunk)
+    // Each sentence leaves as the runtime makes it; `final` follows the last one at once; the words come last.
+    expect(chunks.map((c) => [c.samples.length > 0, c.words.length > 0, c.final === true])).toEqual([
+      [true, false, false], [true, false, false], [true, false, false], [true, false, false], [false, false, true], [false, true, false],
+    ])
   })
 
   it('survives hostile text', async () => {
