@@ -44,6 +44,8 @@ export interface RenderOptions {
   readonly dueAt?: number
   /** An engine spoke `seconds` of audio (the admission control's cost estimate). */
   readonly onAudio?: (engineId: string, seconds: number) => void
+  /** `false`: nobody reads the alignment events' words, so engines need not find them (`CallOptions.words`). */
+  readonly words?: boolean
 }
 
 /**
@@ -70,7 +72,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     const plan = controlsFor(voice, chunk, params)
     return voice.engine.synthesize(
       { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling, ...(voice.references && { references: voice.references }) },
-      { ...(signal && { signal }), deadline: startedAt + audioSec * 1000 },
+      { ...(signal && { signal }), deadline: startedAt + audioSec * 1000, ...(options.words === false && { words: false }) },
     )
   }
   let current: Resampler | undefined

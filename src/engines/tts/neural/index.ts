@@ -98,6 +98,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         // `final`) while this call's audio is sent and its words are timed.
         free()
         yield { samples: new Float32Array(0), words: [], final: true }
+        if (options.words === false) return
         const english = found.voice.languages.some((l) => l.startsWith('en'))
         if (english) aligner ??= createPocketsphinxAligner()
         const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)

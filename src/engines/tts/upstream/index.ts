@@ -53,6 +53,7 @@ export async function createUpstreamEngine(options: NeuralEngineOptions = {}): P
         }
         // The upstream is done: the caller may start its next call while this one's words are timed.
         yield { samples: new Float32Array(0), words: [], final: true }
+        if (options.words === false) return
         if (english) aligner ??= createPocketsphinxAligner()
         const words = await timeWords(request.text, concatSamples(pieces), rate, aligner, options.signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
