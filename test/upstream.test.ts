@@ -11,6 +11,8 @@ import { LiveClient } from './helpers/live.js'
 import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16, rmsDb } from './helpers/tts-audio.js'
+import { runTtsEngineConformance } from './support/conformance/tts-engine.js'
+import { createUpstreamEngine } from '../src/engines/tts/upstream/index.js'
 
 /**
  * A Parla whose `s2-pro` requests go to a second, real Parla process (the upstream) through the `upstream`
@@ -107,6 +109,13 @@ afterAll(async () => {
 }, 120_000)
 
 const TEXT = 'The weather today is calm and clear.'
+
+// The engine contract, with the upstream Parla (festival) behind the engine; created after the upstream is up.
+runTtsEngineConformance({
+  name: 'upstream (another Parla)',
+  create: () => createUpstreamEngine({ neural: { modelsDir: '', processes: 1, threads: 1, upstream: { url: upstreamUrl, key: upstreamKey, model: 's1', voices: ['default'], languages: ['en'], sampleRate: 44_100, timeoutSec: 60, retries: 1 } } }),
+  voice: 'default',
+})
 
 describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () => {
   it('/v1/tts: the upstream synthesizes, as a streamed WAV request with the key and model header', async () => {
