@@ -139,7 +139,8 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
         engineSeconds += piece.samples.length / rate
         options.onAudio?.(engine.id, piece.samples.length / rate)
         processedSeconds += (samples?.length ?? 0) / rate
-        const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : 1
+        // Words without audio (timed after it, see SynthesisChunk) take the chunk's stretch so far.
+        const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : engineSeconds > 0 ? processedSeconds / engineSeconds : 1
         const whole = engine.capabilities.streaming === 'utterance'
         const toChunkTime = stream ? (t: number) => t * plan.dsp!.timeRatio : (t: number) => pieceStart + (t - pieceEngineStart) * stretch
         timeline.addPiece({ words: piece.words, samples: piece.samples, rate, startSec: pieceEngineStart, whole }, toChunkTime)
