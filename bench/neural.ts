@@ -9,6 +9,9 @@
  * Besides wall time, the CPU time each side used (this process for the runtime; the server process and its
  * neural host processes, from /proc, for end to end): on a machine shared with other work, wall time mostly
  * measures the other work, while the CPU ratio is Parla's own cost.
+ * Then the cost of word timing by alignment: the paragraph by SSE (words aligned per chunk) against the
+ * plain `/v1/tts` above, and the aligner alone on festival's speech of each paragraph sentence (CPU per
+ * second of audio, and how many sentences aligned rather than fell back to the pause estimate).
  * Env: BENCH_RUNS (default 5), BENCH_LAYERS (dense layers per token, default 96).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -16,6 +19,11 @@ import { createRequire } from 'node:module'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { detectPackage } from '../src/models/detect.js'
+import { createPocketsphinxAligner } from '../src/engines/asr/pocketsphinx/index.js'
+import { createFestivalEngine } from '../src/engines/tts/festival/index.js'
+import { timeWords } from '../src/engines/tts/neural/timing.js'
+import { estimateWords } from '../src/engines/tts/neural/words.js'
+import { concatSamples } from '../src/audio/signal.js'
 import { writePiperVoice } from '../test/support/neural-models.js'
 import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
@@ -62,6 +70,42 @@ const endToEnd = async (text: string) => {
   return { total, first, seconds: bytes / 2 / RATE, cpu: (processTreeCpuMs(server.pid)) - c0 }
 }
 
+/** The paragraph by SSE: wall time to the first and the last event. */
+const sse = async (text: string) => {
+  const t0 = performance.now()
+  const res = await fetch(new URL('/v1/tts/stream/with-timestamp', server.url), { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text, reference_id: 'neural-en-us-bench-low', format: 'pcm', sample_rate: RATE }) })
+  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
+  let first = 0
+  for await (const _ of res.body as AsyncIterable<Uint8Array>) first ||= performance.now() - t0
+  return { total: performance.now() - t0, first }
+}
+
+/** The aligner alone on festival's speech, one call per sentence (as the engines align one call at a time). */
+async function alignmentCost(sentences: readonly string[]) {
+  const festival = await createFestivalEngine({ processes: 1 })
+  const aligner = createPocketsphinxAligner()
+  try {
+    const spoken: Float32Array[] = []
+    for (const text of sentences) {
+      const parts: Float32Array[] = []
+      for await (const c of festival.synthesize({ text, voice: 'slt' })) parts.push(c.samples)
+      spoken.push(concatSamples(parts))
+    }
+    await timeWords(sentences[0]!, spoken[0]!, festival.sampleRate, aligner) // starts the decoder thread
+    const c0 = cpuMs()
+    const t0 = performance.now()
+    let aligned = 0
+    for (const [i, text] of sentences.entries()) {
+      const words = await timeWords(text, spoken[i]!, festival.sampleRate, aligner)
+      if (JSON.stringify(words) !== JSON.stringify(estimateWords(text, spoken[i]!, festival.sampleRate))) aligned++
+    }
+    const seconds = spoken.reduce((n, s) => n + s.length, 0) / festival.sampleRate
+    return { seconds, wall: performance.now() - t0, cpu: cpuMs() - c0, aligned }
+  } finally {
+    await Promise.all([festival.close(), aligner.close()])
+  }
+}
+
 try {
   console.log(`bench:neural — synthetic Piper voice, ${LAYERS} dense layers/token, ${RUNS} runs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   // Warm both paths (model load, first-call costs).
@@ -80,6 +124,16 @@ try {
     const e2eCpu = median(e2e.map((r) => r.cpu))
     console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms) | overhead wall ${(e2eTotal / rtTotal).toFixed(2)}, CPU ${(e2eCpu / rtCpu).toFixed(2)}`)
   }
+  const plainRuns: number[] = []
+  const timed: Awaited<ReturnType<typeof sse>>[] = []
+  for (let i = 0; i < RUNS; i++) {
+    plainRuns.push((await endToEnd(PARAGRAPH_TEXT)).total)
+    timed.push(await sse(PARAGRAPH_TEXT))
+  }
+  const plain = median(plainRuns)
+  console.log(`paragraph by SSE (words aligned) ${median(timed.map((r) => r.total)).toFixed(0)} ms (first event ${median(timed.map((r) => r.first)).toFixed(0)} ms) | /v1/tts ${plain.toFixed(0)} ms`)
+  const cost = await alignmentCost(PARAGRAPH_TEXT.split(/(?<=[.!?])\s+/).slice(0, 8))
+  console.log(`aligner alone: festival speech ${cost.seconds.toFixed(1)} s in 8 sentences, ${cost.aligned} aligned (the rest fell back) | wall ${cost.wall.toFixed(0)} ms, CPU ${cost.cpu.toFixed(0)} ms (${(cost.cpu / cost.seconds / 10).toFixed(2)} % of the audio's duration)`)
   console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 } finally {
   await server.stop()

@@ -10,8 +10,8 @@ import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { pack } from 'tar-stream'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { pullModel } from '../src/models/store.js'
-import { writeGgml, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
+import { addModel, pullModel } from '../src/models/store.js'
+import { writeGgml, writeKokoroLayout, writeMoonshineLayout, writePiperVoice, writeSherpaVits, writeWhisperLayout, writeZipVoiceLayout } from './support/neural-models.js'
 
 /**
  * `parla models pull` against a local HTTP server serving archives this test made: progress, resume after a
@@ -142,6 +142,23 @@ describe('parla models pull', () => {
     expect(await installed()).toEqual([])
     await expect(stat(join(modelsDir, '..', 'escaped.txt'))).rejects.toThrow()
     expect(await readdir(join(modelsDir, '.parla-cache', 'work')).catch(() => [])).toEqual([])
+  })
+})
+
+describe('parla models add: sherpa-onnx release archives as published', () => {
+  it('takes the Kokoro, ZipVoice, Whisper and Moonshine .tar.bz2 archives and installs each under its folder name', async () => {
+    const releases = {
+      'kokoro-en-v0_19': { write: (d: string, n: string) => writeKokoroLayout(d, n, true), family: 'kokoro', kind: 'tts' },
+      'sherpa-onnx-zipvoice-distill-zh-en-emilia': { write: writeZipVoiceLayout, family: 'zipvoice', kind: 'tts' },
+      'sherpa-onnx-whisper-tiny.en': { write: (d: string, n: string) => writeWhisperLayout(d, n, false), family: 'whisper', kind: 'asr' },
+      'sherpa-onnx-moonshine-tiny-en-int8': { write: writeMoonshineLayout, family: 'moonshine', kind: 'asr' },
+    }
+    for (const [name, { write, family, kind }] of Object.entries(releases)) {
+      await write(work, name)
+      await tarOf(name, `${name}.tar.bz2`, '-cjf')
+      expect(await addModel(modelsDir, join(work, `${name}.tar.bz2`))).toMatchObject({ id: name, family, kind, runnable: true })
+    }
+    expect(await installed()).toEqual(Object.keys(releases).sort())
   })
 })
 

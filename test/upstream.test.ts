@@ -11,6 +11,8 @@ import { LiveClient } from './helpers/live.js'
 import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16, rmsDb } from './helpers/tts-audio.js'
+import { runTtsEngineConformance } from './support/conformance/tts-engine.js'
+import { createUpstreamEngine } from '../src/engines/tts/upstream/index.js'
 
 /**
  * A Parla whose `s2-pro` requests go to a second, real Parla process (the upstream) through the `upstream`
@@ -108,6 +110,13 @@ afterAll(async () => {
 
 const TEXT = 'The weather today is calm and clear.'
 
+// The engine contract, with the upstream Parla (festival) behind the engine; created after the upstream is up.
+runTtsEngineConformance({
+  name: 'upstream (another Parla)',
+  create: () => createUpstreamEngine({ neural: { modelsDir: '', processes: 1, threads: 1, upstream: { url: upstreamUrl, key: upstreamKey, model: 's1', voices: ['default'], languages: ['en'], sampleRate: 44_100, timeoutSec: 60, retries: 1 } } }),
+  voice: 'default',
+})
+
 describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () => {
   it('/v1/tts: the upstream synthesizes, as a streamed WAV request with the key and model header', async () => {
     const direct = await fetch(`${upstreamUrl}/v1/tts`, { method: 'POST', headers: { authorization: `Bearer ${upstreamKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, format: 'pcm', sample_rate: RATE }) })
@@ -163,13 +172,23 @@ describe('a Fish-compatible upstream (another Parla) as the s2-pro engine', () =
     expect(Buffer.from(refs[0]!.audio, 'base64').equals(Buffer.from(clip))).toBe(true)
   })
 
-  it('SSE: word timings are added to the upstream audio', async () => {
-    const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, model: 's2-pro' }, payload: { text: TEXT, format: 'pcm', sample_rate: RATE } })
+  it('SSE: word timings are added to the upstream audio by aligning it with the text, on the words spoken', async () => {
+    // The upstream Parla speaks with festival, whose own SSE alignment is exact: the same audio must get the same times.
+    const text = 'The weather today is calm and clear, but then, after a while, the wind came back.'
+    const body = { text, format: 'pcm', sample_rate: RATE }
+    const direct = await fetch(`${upstreamUrl}/v1/tts/stream/with-timestamp`, { method: 'POST', headers: { authorization: `Bearer ${upstreamKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const exact = rebuild(parseSse(await direct.text())).words
+    const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, model: 's2-pro' }, payload: body })
     expect(res.statusCode).toBe(200)
     const { audio, words } = rebuild(parseSse(res.body))
-    expect(words.map((w) => w.text)).toEqual(['The', 'weather', 'today', 'is', 'calm', 'and', 'clear'])
+    expect(words.map((w) => w.text)).toEqual(exact.map((w) => w.text))
+    expect(words).toHaveLength(16)
     const seconds = pcm16(audio).length / RATE
-    for (const w of words) expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
+    words.forEach((w, i) => {
+      expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
+      expect(Math.abs(w.start - exact[i]!.start), `${w.text} starts at ${w.start}, festival says ${exact[i]!.start}`).toBeLessThan(0.12)
+      expect(Math.abs(w.end - exact[i]!.end), `${w.text} ends at ${w.end}, festival says ${exact[i]!.end}`).toBeLessThan(0.12)
+    })
   })
 
   it('the live socket speaks through the upstream', async () => {

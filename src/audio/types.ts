@@ -9,6 +9,11 @@ export interface CallOptions {
    * resource (an engine process) is served earliest deadline first; absent means "now".
    */
   readonly deadline?: number
+  /**
+   * `false`: the caller ignores word timings (a plain audio response), so an engine that finds them after
+   * the audio (forced alignment) skips that work. Absent: wanted.
+   */
+  readonly words?: boolean
 }
 
 /**

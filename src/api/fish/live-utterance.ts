@@ -169,7 +169,8 @@ export class Utterance {
         const lead = this.leadSec()
         const dueAt = performance.now() + Math.max(0, lead) * 1000
         let first = true
-        for await (const event of speech.render(this.signal, dueAt)) {
+        // The live socket sends audio only: no engine need find word timings for it.
+        for await (const event of speech.render(this.signal, dueAt, false)) {
           if (event.type !== 'audio') continue
           // The client still had audio when this unit was taken up, and ran out before it came: the node is
           // slower than real time (admission control then admits fewer streams for a while).

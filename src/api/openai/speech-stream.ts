@@ -23,7 +23,7 @@ export async function* speechEvents(speech: PreparedSpeech, input: string, signa
       yield event
     }
   }
-  const counting: PreparedSpeech = { ...speech, render: (s, dueAt) => count(speech.render(s, dueAt)) }
+  const counting: PreparedSpeech = { ...speech, render: (s, dueAt, words) => count(speech.render(s, dueAt, words)) }
   let sent = false
   try {
     for await (const bytes of encodedAudio(counting, signal)) {

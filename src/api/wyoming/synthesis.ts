@@ -49,7 +49,7 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
   const ticket = await deps.admission.admit('wyoming', signal)
   try {
     const session = speech.newEncoderSession()
-    for await (const event of speech.render(signal)) {
+    for await (const event of speech.render(signal, undefined, false)) {
       if (event.type !== 'audio') continue
       const bytes = session.push(event.samples)
       if (bytes.length > 0) ticket.firstAudio()

@@ -20,6 +20,17 @@ export interface AsrCapabilities {
   readonly parallelism: number
 }
 
+/** Where known words are spoken in audio (forced alignment). */
+export interface WordAligner {
+  /**
+   * The times of `words` (lower-case dictionary words, in order) in `samples` (mono at `sampleRate`), one
+   * per word, in seconds. Rejects when they cannot be aligned (a word the aligner does not know, audio that
+   * does not say them) and with an AbortError on abort.
+   */
+  align(samples: Float32Array, sampleRate: number, words: readonly string[], signal?: AbortSignal): Promise<readonly { start: number; end: number }[]>
+  close(): Promise<void>
+}
+
 /**
  * A speech recognizer for one utterance (mono samples at `capabilities.sampleRate`). Calls may overlap; the
  * engine queues beyond `parallelism`. An aborted signal rejects with an AbortError and frees the worker.

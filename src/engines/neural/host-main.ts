@@ -38,6 +38,9 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
   const tts = models.get(m.key)
   if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
   let sentences = 0
+  // The runtime's thread waits for onProgress to return: the piece is copied there, but serialized and sent
+  // on the next turn, in order, so the next sentence's inference is not held up by the IPC.
+  let sending = Promise.resolve()
   try {
     const request: Record<string, unknown> = {
       text: m.text,
@@ -47,7 +50,8 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       onProgress: (info: { samples: Float32Array }) => {
         if (cancelled.has(m.id)) return 0
         sentences++
-        send({ t: 'chunk', id: m.id, samples: Float32Array.from(info.samples) })
+        const samples = Float32Array.from(info.samples)
+        sending = sending.then(() => new Promise<void>((resolve) => setImmediate(() => { send({ t: 'chunk', id: m.id, samples }); resolve() })))
         return 1
       },
     }
@@ -56,8 +60,10 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       request.generationConfig = { speed: m.speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
     }
     await tts.generateAsync(request)
+    await sending
     send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })
   } catch (err) {
+    await sending
     send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
   } finally {
     cancelled.delete(m.id)

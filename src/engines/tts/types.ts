@@ -15,11 +15,17 @@ export interface EngineWord {
   readonly charEnd: number
 }
 
-/** One piece of engine output: audio, and the words whose audio ends within it (possibly none). */
+/**
+ * One piece of engine output: audio, and the words whose audio ends within it (possibly none). An engine
+ * that times its words after the audio (alignment) sends them in a last chunk without samples.
+ */
 export interface SynthesisChunk {
   readonly samples: Float32Array
   readonly words: readonly EngineWord[]
-  /** Set on the call's last chunk when the engine knows it is the last, so the caller can start its next call. */
+  /**
+   * Set on the chunk with the call's last audio, so the caller can start its next call; only chunks of words
+   * without samples may follow it.
+   */
   readonly final?: boolean
 }
 

@@ -9,5 +9,5 @@ export function meteredSpeech(speech: PreparedSpeech, ticket: QuotaTicket): Prep
       yield event
     }
   }
-  return { ...speech, render: (signal, dueAt) => metered(speech.render(signal, dueAt)) }
+  return { ...speech, render: (signal, dueAt, words) => metered(speech.render(signal, dueAt, words)) }
 }

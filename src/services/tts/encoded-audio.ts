@@ -9,7 +9,8 @@ export async function* encodedAudio(speech: PreparedSpeech, signal: AbortSignal)
   const session = speech.newEncoderSession()
   const output = session.output
   if (!output) {
-    for await (const event of speech.render(signal)) {
+    // Audio only: no engine need find word timings for it.
+    for await (const event of speech.render(signal, undefined, false)) {
       if (event.type !== 'audio') continue
       const bytes = session.push(event.samples)
       if (bytes.length > 0) yield bytes
@@ -22,7 +23,7 @@ export async function* encodedAudio(speech: PreparedSpeech, signal: AbortSignal)
   let failure: unknown
   const pump = (async () => {
     try {
-      for await (const event of speech.render(AbortSignal.any([signal, stop.signal]))) {
+      for await (const event of speech.render(AbortSignal.any([signal, stop.signal]), undefined, false)) {
         if (event.type === 'audio') session.push(event.samples)
       }
     } catch (err) {

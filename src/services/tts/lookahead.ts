@@ -10,10 +10,11 @@ type Pieces = AsyncIterable<SynthesisChunk>
  */
 export class Lookahead {
   #ahead?: { readonly seq: number; readonly it: AsyncIterator<SynthesisChunk>; first?: Promise<IteratorResult<SynthesisChunk>> }
+  #closed = false
 
-  /** Starts the call for chunk `seq` now, unless one is already ahead. */
+  /** Starts the call for chunk `seq` now, unless one is already ahead or the response has ended. */
   prefetch(seq: number, start: () => Pieces): void {
-    if (this.#ahead) return
+    if (this.#ahead || this.#closed) return
     const it = start()[Symbol.asyncIterator]()
     const first = it.next()
     first.catch(() => {}) // reported when taken
@@ -39,8 +40,47 @@ export class Lookahead {
 
   /** Stops a call started ahead that nobody took (the response ended or failed first). */
   close(): void {
+    this.#closed = true
     const ahead = this.#ahead
     this.#ahead = undefined
     ahead?.it.return?.(undefined).catch(() => {})
+  }
+}
+
+/**
+ * The pieces of one call, read one ahead of the consumer: while a piece is levelled, encoded and sent, the
+ * engine's next one is already awaited, so `onFinal` runs as soon as the engine has produced its last audio
+ * (with the engine seconds received so far) and the next call can start on an engine that would otherwise
+ * wait for the consumer. Stopping early closes the call without waiting for the piece in flight.
+ */
+export async function* readAhead(pieces: Pieces, rate: number, onFinal: (receivedSec: number) => void): AsyncGenerator<SynthesisChunk> {
+  const it = pieces[Symbol.asyncIterator]()
+  let received = 0
+  let stopped = false
+  const pull = () => {
+    const next = it.next()
+    next.then((r) => {
+      if (r.done || stopped) return
+      received += r.value.samples.length
+      if (r.value.final) onFinal(received / rate)
+    }, () => {})
+    return next
+  }
+  let pending: Promise<IteratorResult<SynthesisChunk>> | undefined = pull()
+  try {
+    for (;;) {
+      const result = await pending
+      pending = undefined
+      if (result.done) return
+      pending = pull()
+      yield result.value
+    }
+  } finally {
+    stopped = true
+    if (pending) {
+      // An async generator's return() waits behind the next() in flight: leave it to settle on its own.
+      pending.catch(() => {})
+      void it.return?.(undefined)?.catch(() => {})
+    }
   }
 }

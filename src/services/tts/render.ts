@@ -4,7 +4,7 @@ import { createResampler } from '../../audio/resample.js'
 import type { SynthesisChunk } from '../../engines/tts/types.js'
 import type { TextChunk } from '../../text/types.js'
 import { EdgeSmoother } from './joins.js'
-import { Lookahead } from './lookahead.js'
+import { Lookahead, readAhead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
 import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
@@ -44,6 +44,8 @@ export interface RenderOptions {
   readonly dueAt?: number
   /** An engine spoke `seconds` of audio (the admission control's cost estimate). */
   readonly onAudio?: (engineId: string, seconds: number) => void
+  /** `false`: nobody reads the alignment events' words, so engines need not find them (`CallOptions.words`). */
+  readonly words?: boolean
 }
 
 /**
@@ -70,7 +72,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     const plan = controlsFor(voice, chunk, params)
     return voice.engine.synthesize(
       { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling, ...(voice.references && { references: voice.references }) },
-      { ...(signal && { signal }), deadline: startedAt + audioSec * 1000 },
+      { ...(signal && { signal }), deadline: startedAt + audioSec * 1000, ...(options.words === false && { words: false }) },
     )
   }
   let current: Resampler | undefined
@@ -115,7 +117,11 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     }
 
     yield snapshot()
-    const pieces = lookahead.take(seq, () => startCall(chunk, timelineSec))
+    const next = chunks[seq + 1]
+    // The next chunk's call starts as soon as this one's engine has made its last audio (see readAhead).
+    const pieces = readAhead(lookahead.take(seq, () => startCall(chunk, timelineSec)), rate, (receivedSec) => {
+      if (next) lookahead.prefetch(seq + 1, () => startCall(next, timelineSec + receivedSec))
+    })
     // Only the first chunk streams its DSP: that is where first-audio time is decided, and Rubber Band's
     // offline mode (a study pass over the whole piece) sounds cleaner (pocketsphinx word error rate on a
     // +4 semitone clone: 23 % streamed, 16 % offline). The stream's output is aligned with its input, so
@@ -127,15 +133,14 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
       for await (const piece of pieces) {
         signal?.throwIfAborted()
         stream ??= await opening
-        const next = chunks[seq + 1]
-        if (piece.final && next) lookahead.prefetch(seq + 1, () => startCall(next, timelineSec + (chunkSamples + piece.samples.length) / rate))
         const samples = stream ? undefined : await processPiece(piece, rate, plan, options.stretch, signal)
         const pieceEngineStart = engineSeconds
         const pieceStart = processedSeconds
         engineSeconds += piece.samples.length / rate
         options.onAudio?.(engine.id, piece.samples.length / rate)
         processedSeconds += (samples?.length ?? 0) / rate
-        const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : 1
+        // Words without audio (timed after it, see SynthesisChunk) take the chunk's stretch so far.
+        const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : engineSeconds > 0 ? processedSeconds / engineSeconds : 1
         const whole = engine.capabilities.streaming === 'utterance'
         const toChunkTime = stream ? (t: number) => t * plan.dsp!.timeRatio : (t: number) => pieceStart + (t - pieceEngineStart) * stretch
         timeline.addPiece({ words: piece.words, samples: piece.samples, rate, startSec: pieceEngineStart, whole }, toChunkTime)

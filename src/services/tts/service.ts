@@ -22,8 +22,11 @@ export interface PreparedSpeech {
   readonly encoder: AudioEncoder
   readonly outputRate: number
   newEncoderSession(): EncoderSession
-  /** `dueAt`: when the listener needs the first audio (`performance.now()` ms; default now), see `RenderOptions`. */
-  render(signal?: AbortSignal, dueAt?: number): AsyncGenerator<RenderEvent>
+  /**
+   * `dueAt`: when the listener needs the first audio (`performance.now()` ms; default now); `words: false`:
+   * the caller ignores the alignment events' words. See `RenderOptions`.
+   */
+  render(signal?: AbortSignal, dueAt?: number, words?: boolean): AsyncGenerator<RenderEvent>
 }
 
 /**
@@ -80,7 +83,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
         encoder,
         outputRate,
         newEncoderSession: () => encoder.create({ sampleRate: outputRate, ...(params.bitrate !== undefined && { bitrate: params.bitrate }) }),
-        render: (renderSignal, dueAt) =>
+        render: (renderSignal, dueAt, words) =>
           renderSpeech({
             chunks,
             params,
@@ -91,6 +94,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(renderSignal && { signal: renderSignal }),
             ...(dueAt !== undefined && { dueAt }),
             ...(deps.onAudio && { onAudio: deps.onAudio }),
+            ...(words === false && { words }),
           }),
       }
     },

@@ -16,7 +16,8 @@ import {
   collect, expectPausesBetweenWords, expectSpeech, expectWords, HOSTILE_TEXT, LONG_TEXT, medianF0, SENTENCE, SENTENCE_WORDS,
 } from '../tts-engine-kit.js'
 
-export type TtsConformanceCase = 'pauses' | 'rate' | 'pitch' | 'hostile'
+/** `edges`: the sentence's first and last samples near zero (the render fades edges anyway). */
+export type TtsConformanceCase = 'pauses' | 'rate' | 'pitch' | 'hostile' | 'edges'
 
 export interface TtsConformanceOptions {
   readonly name: string
@@ -61,9 +62,10 @@ export function runTtsEngineConformance(options: TtsConformanceOptions): () => T
       expect(e.capabilities.languages.length).toBeGreaterThan(0)
     })
 
-    it('speaks a sentence, with word timings that slice the text', async () => {
+    const edges = options.skip?.edges
+    it(`speaks a sentence, with word timings that slice the text${edges ? ` (edges not checked: ${edges})` : ''}`, async () => {
       const c = await speak(SENTENCE)
-      expectSpeech(c, 1.5, 6)
+      expectSpeech(c, 1.5, 6, !edges)
       expectWords(SENTENCE, c, SENTENCE_WORDS)
     })
 

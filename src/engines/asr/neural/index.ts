@@ -32,6 +32,10 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: { readonly pro
     id: `neural-${pkg.id}`,
     capabilities: { languages, sampleRate: 16_000, maxUtteranceSeconds: pkg.family === 'whisper' ? 28 : 60, parallelism: options.processes },
     async transcribe(samples, callOptions) {
+      const code = callOptions.language.toLowerCase()
+      if (!languages.some((l) => l === code || l === code.split(/[-_]/)[0])) {
+        throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${callOptions.language}'; use one of: ${languages.join(', ')}`)
+      }
       const hosts = await getPool()
       const host = await hosts.acquire(callOptions.signal, callOptions.deadline)
       const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)

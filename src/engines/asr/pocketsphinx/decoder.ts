@@ -3,6 +3,9 @@ import type { RecognizedWord } from '../types.js'
 import { cmnResetter } from './cmn.js'
 import { loadPocketsphinx, type Handle, type PocketsphinxApi } from './ffi.js'
 
+/** The search `align` replaces on every call. */
+const ALIGN_SEARCH = 'parla-align'
+
 /** pocketsphinx frames are 10 ms. */
 const FRAME_SECONDS = 0.01
 
@@ -56,6 +59,27 @@ export class PocketsphinxDecoder {
    * between blocks so an abort costs at most one block of work.
    */
   decode(samples: Int16Array, blockSamples: number, shouldStop: () => boolean): DecodeResult {
+    return this.#run(samples, blockSamples, shouldStop)
+  }
+
+  /**
+   * Forced alignment: decodes with a grammar of exactly `words` in this order (the search puts silence and
+   * fillers between them), so what comes back is those words with their times. `words` must be lower-case
+   * dictionary words; when one is not in the dictionary the grammar cannot be built and this throws.
+   */
+  align(samples: Int16Array, words: readonly string[], blockSamples: number, shouldStop: () => boolean): DecodeResult {
+    if (!this.#ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
+    if (words.length === 0 || words.some((w) => !/^[a-z'][a-z'.-]*$/.test(w))) {
+      throw new SpeechError('bad_request', `[pocketsphinx] cannot align "${words.join(' ')}": words must be lower-case dictionary words`)
+    }
+    const grammar = `#JSGF V1.0;\ngrammar parla;\npublic <words> = ${words.join(' ')};\n`
+    if (this.#api.ps_set_jsgf_string(this.#ps, ALIGN_SEARCH, grammar) < 0 || this.#api.ps_set_search(this.#ps, ALIGN_SEARCH) < 0) {
+      throw new SpeechError('unusable_input', `[pocketsphinx] cannot align "${words.join(' ')}": a word is not in the dictionary`)
+    }
+    return this.#run(samples, blockSamples, shouldStop)
+  }
+
+  #run(samples: Int16Array, blockSamples: number, shouldStop: () => boolean): DecodeResult {
     const api = this.#api
     const ps = this.#ps
     if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')

@@ -28,6 +28,9 @@ export interface PocketsphinxApi {
   cmn_live_set(cmn: Handle, vec: Float32Array): void
   /** The decoder's own front end (MFCC), for the utterance's cepstral mean (cmn.ts). */
   ps_get_fe(ps: Handle): Handle
+  /** Forced alignment (align.ts): a grammar of exactly the words, made the active search. */
+  ps_set_jsgf_string(ps: Handle, name: string, jsgf: string): number
+  ps_set_search(ps: Handle, name: string): number
   fe_start_stream(fe: Handle): void
   fe_start_utt(fe: Handle): number
   fe_process_utt(fe: Handle, spch: Int16Array, nsamps: number, cepBlock: [Handle], nframes: [number]): number
@@ -106,6 +109,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_get_logmath: ps.func('void *ps_get_logmath(void *ps)'),
     ps_get_feat: ps.func('void *ps_get_feat(void *ps)'),
     ps_get_fe: ps.func('void *ps_get_fe(void *ps)'),
+    ps_set_jsgf_string: ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf_string)'),
+    ps_set_search: ps.func('int ps_set_search(void *ps, const char *name)'),
   } as PocketsphinxApi
   return api
 }

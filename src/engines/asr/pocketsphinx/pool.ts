@@ -19,6 +19,7 @@ interface Job {
   readonly id: number
   /** 16 kHz s16, what the decoder takes: half the size of the caller's floats, and transferred. */
   readonly pcm: Int16Array
+  readonly words?: readonly string[]
   readonly resolve: (words: RecognizedWord[]) => void
   readonly reject: (err: unknown) => void
   cleanup: () => void
@@ -69,7 +70,8 @@ export class DecoderPool {
     return waiting
   }
 
-  run(samples: MonoSamples, signal?: AbortSignal): Promise<RecognizedWord[]> {
+  /** Recognises `samples` (16 kHz), or with `words` aligns them to exactly those words (`align` in decoder.ts). */
+  run(samples: MonoSamples, signal?: AbortSignal, words?: readonly string[]): Promise<RecognizedWord[]> {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     if (this.#fatal) return Promise.reject(this.#fatal)
     if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
@@ -78,7 +80,7 @@ export class DecoderPool {
       // A private copy (posting a view would clone its whole backing buffer), in 16 bits so the worker gets
       // what the decoder reads and no second copy of each utterance is left for its garbage collector.
       const pcm = samples instanceof Int16Array ? samples.slice() : float32ToInt16(samples)
-      const job: Job = { id: this.#nextId++, pcm, resolve, reject, cleanup: () => {}, settled: false }
+      const job: Job = { id: this.#nextId++, pcm, ...(words && { words }), resolve, reject, cleanup: () => {}, settled: false }
       if (signal) {
         const onAbort = () => this.#abort(job, signal)
         signal.addEventListener('abort', onAbort, { once: true })
@@ -198,7 +200,7 @@ export class DecoderPool {
       const job = this.#queue.shift()
       if (!job) break
       slot.job = job
-      const message: WorkerRequest = { type: 'job', id: job.id, pcm: job.pcm }
+      const message: WorkerRequest = { type: 'job', id: job.id, pcm: job.pcm, ...(job.words && { words: job.words }) }
       slot.worker.postMessage(message, [job.pcm.buffer as ArrayBuffer])
     }
     this.#updateRefs()

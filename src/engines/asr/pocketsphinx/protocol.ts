@@ -13,6 +13,8 @@ export interface JobMessage {
   readonly id: number
   /** 16 kHz mono s16, transferred. */
   readonly pcm: Int16Array
+  /** Align the audio to exactly these words (lower-case dictionary words) instead of recognising it. */
+  readonly words?: readonly string[]
 }
 
 /** Free the decoder and let the thread end (after the job in hand, if any). */

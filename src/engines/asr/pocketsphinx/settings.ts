@@ -32,6 +32,18 @@ export function mergeArgs(...lists: readonly (readonly string[])[]): string[] {
 }
 
 /**
+ * Argv of an aligning decoder (`align` in decoder.ts): the full dictionary and no language model, since
+ * each call brings its grammar. A higher silence probability than the default lets the search put a
+ * pause between words instead of stretching the next word over it (measured on festival's speech).
+ */
+export function alignerArgs(modelDir = MODEL_DIR): string[] {
+  return [
+    '-hmm', `${modelDir}/en-us`, '-dict', `${modelDir}/cmudict-en-us.dict`, '-logfn', '/dev/null',
+    '-remove_silence', 'no', '-silprob', '0.1',
+  ]
+}
+
+/**
  * Full argv for `cmd_ln_parse_r`. `-remove_silence no` is not optional: with the library's default the
  * front end drops frames it thinks are silence and every word time after them shifts (the "+56 s on a
  * 60 s utterance" symptom); Parla's own VAD already cuts the silences out. `dictPath` defaults to the

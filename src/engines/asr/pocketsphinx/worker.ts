@@ -27,7 +27,10 @@ port.on('message', (job: WorkerRequest) => {
   }
   if (!decoder) return
   try {
-    const result = decoder.decode(job.pcm, setup.blockSamples, () => Atomics.load(cancel, 0) === job.id)
+    const stop = () => Atomics.load(cancel, 0) === job.id
+    const result = job.words
+      ? decoder.align(job.pcm, job.words, setup.blockSamples, stop)
+      : decoder.decode(job.pcm, setup.blockSamples, stop)
     send({ type: 'done', id: job.id, words: result.words, stopped: result.stopped })
   } catch (err) {
     send({ type: 'failed', id: job.id, message: err instanceof Error ? err.message : String(err) })

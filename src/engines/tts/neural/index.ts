@@ -5,7 +5,10 @@ import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
 import { builtinVoices } from './voices.js'
 import { NO_NEURAL, type NeuralEngineOptions } from './settings.js'
-import { estimateWords } from './words.js'
+import { timeWords } from './timing.js'
+import { createPocketsphinxAligner } from '../../asr/pocketsphinx/index.js'
+import type { WordAligner } from '../../asr/types.js'
+import { concatSamples } from '../../../audio/signal.js'
 import { referencePrompt } from './prompt.js'
 import { ResourcePool } from '../pool.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
@@ -35,6 +38,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
     },
     destroy: (host) => host.terminate(),
   }).then((p) => (started = p)))
+  // Word times by forced alignment (English voices); its decoder thread starts on the first use.
+  let aligner: WordAligner | undefined
   const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
 
   return {
@@ -76,13 +81,11 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       try {
         const model = await host.load(found.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
-        let last: Float32Array | undefined
         try {
           for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
             const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
-            if (last) yield { samples: last, words: [] }
             pieces.push(samples)
-            last = samples
+            yield { samples, words: [] }
           }
         } catch (err) {
           // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.
@@ -91,29 +94,25 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
           if (reference) throw noAudio(found.pkg.id)
         }
         if (pieces.length === 0 && reference) throw noAudio(found.pkg.id)
-        // The runtime is done: the process takes the next call (the lookahead's next chunk) while this
-        // call's last piece is levelled, encoded and sent, instead of idling until the consumer asks again.
+        // The runtime is done: the process takes the next call (the lookahead's next chunk, started on
+        // `final`) while this call's audio is sent and its words are timed.
         free()
-        // Words are estimated over the whole call, so they travel with its last piece.
-        const all = concat(pieces)
-        yield { samples: last ?? new Float32Array(0), words: estimateWords(request.text, all, NEURAL_SAMPLE_RATE), final: true }
+        yield { samples: new Float32Array(0), words: [], final: true }
+        if (options.words === false) return
+        const english = found.voice.languages.some((l) => l.startsWith('en'))
+        if (english) aligner ??= createPocketsphinxAligner()
+        const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
+        if (words.length > 0) yield { samples: new Float32Array(0), words }
       } finally {
         free()
       }
     },
     async close() {
       const p = await pool?.catch(() => undefined)
-      await p?.close()
+      await Promise.all([p?.close(), aligner?.close()])
     },
   }
 }
 
 const noAudio = (model: string) => new SpeechError('unusable_input',
   `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`)
-
-const concat = (parts: readonly Float32Array[]) => {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) { out.set(p, at); at += p.length }
-  return out
-}

@@ -1,7 +1,10 @@
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
 import type { NeuralEngineOptions, UpstreamSettings } from '../neural/settings.js'
-import { estimateWords } from '../neural/words.js'
+import { timeWords } from '../neural/timing.js'
+import { concatSamples } from '../../../audio/signal.js'
+import { createPocketsphinxAligner } from '../../asr/pocketsphinx/index.js'
+import type { WordAligner } from '../../asr/types.js'
 import type { SynthesisRequest, TtsEngine, TtsVoice } from '../types.js'
 import { WavStreamReader } from './wav-stream.js'
 
@@ -22,6 +25,9 @@ export async function createUpstreamEngine(options: NeuralEngineOptions = {}): P
     description: `Fish-compatible upstream at ${new URL(settings.url).host}${id === 'default' ? '' : `, reference_id ${id}`}`,
   })) : []
   const rate = settings?.sampleRate ?? 44_100
+  // Word times by forced alignment when the upstream speaks English (or does not say); see neural/timing.ts.
+  const english = !settings?.languages.length || settings.languages.some((l) => l.startsWith('en'))
+  let aligner: WordAligner | undefined
   return {
     id: 'upstream',
     sampleRate: rate,
@@ -38,19 +44,19 @@ export async function createUpstreamEngine(options: NeuralEngineOptions = {}): P
         const body = await connect(settings, request, controller.signal, options.signal)
         const reader = new WavStreamReader()
         const pieces: Float32Array[] = []
-        let last: Float32Array | undefined
         for await (const bytes of body) {
           const raw = reader.push(bytes)
           if (raw.length === 0) continue
           const samples = resampleAll(raw, reader.sampleRate, rate)
-          if (last) yield { samples: last, words: [] }
           pieces.push(samples)
-          last = samples
+          yield { samples, words: [] }
         }
-        const all = new Float32Array(pieces.reduce((n, p) => n + p.length, 0))
-        let at = 0
-        for (const p of pieces) { all.set(p, at); at += p.length }
-        yield { samples: last ?? new Float32Array(0), words: estimateWords(request.text, all, rate), final: true }
+        // The upstream is done: the caller may start its next call while this one's words are timed.
+        yield { samples: new Float32Array(0), words: [], final: true }
+        if (options.words === false) return
+        if (english) aligner ??= createPocketsphinxAligner()
+        const words = await timeWords(request.text, concatSamples(pieces), rate, aligner, options.signal)
+        if (words.length > 0) yield { samples: new Float32Array(0), words }
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason
         if (err instanceof SpeechError) throw err
@@ -61,7 +67,7 @@ export async function createUpstreamEngine(options: NeuralEngineOptions = {}): P
         controller.abort()
       }
     },
-    async close() {},
+    close: async () => aligner?.close(),
   }
 }
 
