@@ -56,3 +56,34 @@ export const AUDIO_SPY = `(() => {
     return start.apply(this, args)
   }
 })()`
+
+/** Chromium's fake microphone playing `wav` once (then silence), granted without a prompt. */
+export const fakeMicrophone = (wav: string): string[] =>
+  ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}%noloop`]
+
+/**
+ * Installed before the page's scripts: counts the audio frames the microphone has delivered since the page's
+ * last getUserMedia, read from the page's own track, so a test stops a recording once the whole file is in
+ * (however slowly a busy machine feeds it) instead of after a guessed number of seconds.
+ */
+export const MIC_SPY = `(() => {
+  const mic = { frames: 0, rate: 0 }
+  window.__mic = mic
+  const devices = navigator.mediaDevices
+  const getUserMedia = devices.getUserMedia.bind(devices)
+  devices.getUserMedia = async (constraints) => {
+    const stream = await getUserMedia(constraints)
+    mic.frames = 0
+    const reader = new MediaStreamTrackProcessor({ track: stream.getAudioTracks()[0] }).readable.getReader()
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        mic.frames += value.numberOfFrames
+        mic.rate = value.sampleRate
+        value.close()
+      }
+    })()
+    return stream
+  }
+})()`
