@@ -168,3 +168,22 @@ describe('the local data directory', { timeout: SLOW }, () => {
     expect(noKey.stderr).toContain('no API key')
   })
 })
+
+describe('parla serve: start-up failures', { timeout: SLOW }, () => {
+  const oneLine = (stderr: string) => stderr.trim().split('\n').filter((l) => l.startsWith('parla: '))
+
+  it('a port in use is one line naming the address and the setting, exit 1, no stack trace', async () => {
+    const port = new URL(remote[1]!).port
+    const run = await parla(['serve', '--host', '127.0.0.1', '--port', port, '--data-dir', join(dir, 'busy-port')])
+    expect(run.code).toBe(1)
+    expect(oneLine(run.stderr)).toEqual([`parla: cannot start: 127.0.0.1:${port} is already in use by another program; stop it, or choose another port with --port (PARLA_PORT)`])
+    expect(run.stderr).not.toMatch(/^\s+at /m)
+  })
+
+  it('an unsupported databaseUrl names the setting and the schemes it takes', async () => {
+    const run = await parla(['serve', '--database-url', 'mysql://db/parla', '--data-dir', join(dir, 'bad-db')])
+    expect(run.code).toBe(1)
+    expect(oneLine(run.stderr)).toEqual(['parla: cannot start: databaseUrl: unsupported scheme "mysql:"; supported: postgres, postgresql, sqlite'])
+    expect(run.stderr).not.toMatch(/^\s+at /m)
+  })
+})
