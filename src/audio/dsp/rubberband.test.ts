@@ -39,13 +39,9 @@ describe('stretchAndShift', () => {
     it(`${name}: exact length, F0 moved, no NaN or clicks`, async () => {
       const { samples, sampleRate } = await speech(PASSAGES.a)
       const pitchScale = 2 ** (c.semitones / 12)
-      const started = performance.now()
       const { timeRatio, formantScale } = c
       const out = await stretchAndShift(samples, sampleRate, { timeRatio, pitchScale, formantScale })
-      const ms = performance.now() - started
       const inSec = samples.length / sampleRate
-      const rtf = (ms / 1000 / inSec).toFixed(3)
-      console.log(`[rubberband] offline ${name}: ${ms.toFixed(0)} ms for ${inSec.toFixed(2)} s, RTF ${rtf}`)
       expect(Math.abs(out.length / sampleRate - inSec * c.timeRatio)).toBeLessThan(0.02)
       expect(hasNaN(out)).toBe(false)
       const jumpLimit = 2 * maxJump(samples) * Math.max(1, pitchScale)
@@ -66,13 +62,13 @@ describe('stretchAndShift', () => {
     const long = concatSamples([samples, samples, samples])
     const options = { timeRatio: 1.1, pitchScale: 1.2 }
     await expect(stretchAndShift(long, sampleRate, { ...options, signal: AbortSignal.abort() })).rejects.toThrow()
+    const before = await rubberBandHeapBytes()
     const controller = new AbortController()
-    const started = performance.now()
+    // The whole job takes over a second (more on a busy machine): an abort after 30 ms lands mid-way.
     setTimeout(() => controller.abort(), 30)
     const pending = stretchAndShift(long, sampleRate, { ...options, signal: controller.signal })
     await expect(pending).rejects.toThrow(/abort/i)
-    // The whole job takes over a second; the abort lands within a few blocks.
-    expect(performance.now() - started).toBeLessThan(600)
+    expect(await rubberBandHeapBytes()).toBe(before)
   })
 })
 
@@ -92,21 +88,14 @@ describe('createStretcher (real-time mode)', () => {
       const block = Math.round(0.02 * sampleRate)
       const parts: Float32Array[] = []
       let firstAfterSec = -1
-      const started = performance.now()
       for (let at = 0; at < samples.length; at += block) {
         const out = stretcher.process(samples.subarray(at, at + block))
         if (out.length > 0 && firstAfterSec < 0) firstAfterSec = (at + block) / sampleRate
         parts.push(out)
       }
       parts.push(stretcher.flush())
-      const ms = performance.now() - started
       const out = concatSamples(parts)
       const inSec = samples.length / sampleRate
-      console.log(
-        `[rubberband] stream ${c.semitones} st ×${c.timeRatio}: first output after ` +
-          `${(firstAfterSec * 1000).toFixed(0)} ms ` +
-          `of input, RTF ${(ms / 1000 / inSec).toFixed(3)}`,
-      )
       expect(firstAfterSec).toBeGreaterThan(0)
       expect(firstAfterSec).toBeLessThan(0.25)
       expect(Math.abs(out.length / sampleRate - inSec * c.timeRatio)).toBeLessThan(0.02)
@@ -149,12 +138,8 @@ describe('wasm memory', () => {
       await stream(i % 2 === 0)
     }
     const before = await rubberBandHeapBytes()
-    const started = performance.now()
     for (let i = 0; i < 1000; i++) await round()
     for (let i = 0; i < 100; i++) await stream(i % 2 === 0)
-    const ms = (performance.now() - started).toFixed(0)
-    const after = await rubberBandHeapBytes()
-    console.log(`[rubberband] 1,000 calls + 100 streams in ${ms} ms; heap ${before} -> ${after} bytes`)
     expect(await rubberBandHeapBytes()).toBe(before)
   }, 120_000)
 })
