@@ -1,17 +1,45 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config'
+
+/**
+ * The acceptance lane (`npm run test:acceptance`): end-to-end runs through real processes that take minutes
+ * together: the CLI as a user runs it, a real browser, several nodes behind nginx, recognition of real and
+ * re-encoded speech, cloning acceptance, fuzzing. `npm test` runs the rest (checks, unit and API tests) and
+ * `npm run test:all` (CI, the README's second command) runs both. Same no-flake rule in both lanes.
+ */
+export const ACCEPTANCE_FILES = [
+  'test/cli.test.ts',
+  'test/asr-cli.test.ts',
+  'test/quota-cli.test.ts',
+  'test/asr-formats.test.ts',
+  'test/asr-real-speech.test.ts',
+  'test/clone-acceptance.test.ts',
+  'test/multi-node.test.ts',
+  'test/quota-cluster.test.ts',
+  'test/quota-nodes.test.ts',
+  'test/playground.test.ts',
+  'test/playground-mic.test.ts',
+  'test/fuzz.test.ts',
+  'test/upstream.test.ts',
+  'test/models-pull.test.ts',
+]
+
+export const shared: NonNullable<ViteUserConfig['test']> = {
+  // A safety net against hangs, not a speed target: a busy machine (CI's cores shared with other work) only
+  // makes tests slower, and no test may fail for that (speed is measured by `npm run bench:*`).
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
+  // Engines start processes and wasm per file; two cores, so two files at a time.
+  pool: 'forks',
+  maxWorkers: 2,
+  // One throwaway PostgreSQL per run (or PARLA_TEST_DATABASE_URL) for the tests that run on both dialects.
+  globalSetup: ['test/support/postgres/global-setup.ts'],
+  reporters: ['default', './test/support/summary-reporter.ts'],
+}
 
 export default defineConfig({
   test: {
+    ...shared,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // A safety net against hangs, not a speed target: a busy machine (CI's cores shared with other work) only
-    // makes tests slower, and no test may fail for that (speed is measured by `npm run bench:*`).
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
-    // Engines start processes and wasm per file; two cores, so two files at a time.
-    pool: 'forks',
-    maxWorkers: 2,
-    // One throwaway PostgreSQL per run (or PARLA_TEST_DATABASE_URL) for the tests that run on both dialects.
-    globalSetup: ['test/support/postgres/global-setup.ts'],
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    exclude: [...configDefaults.exclude, ...ACCEPTANCE_FILES],
   },
 })
