@@ -3,8 +3,9 @@ import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config
 /**
  * The acceptance lane (`npm run test:acceptance`): end-to-end runs through real processes that take minutes
  * together: the CLI as a user runs it, a real browser, several nodes behind nginx, recognition of real and
- * re-encoded speech, cloning acceptance, fuzzing. `npm test` runs the rest (checks, unit and API tests) and
- * `npm run test:all` (CI, the README's second command) runs both. Same no-flake rule in both lanes.
+ * re-encoded speech, cloning acceptance, fuzzing, the real Fish SDKs and agent frameworks, load and stress
+ * runs. `npm test` runs the rest (checks, unit and API tests) and `npm run test:all` (CI, the README's second
+ * command) runs both. Same no-flake rule in both lanes.
  */
 export const ACCEPTANCE_FILES = [
   'test/cli.test.ts',
@@ -21,6 +22,15 @@ export const ACCEPTANCE_FILES = [
   'test/fuzz.test.ts',
   'test/upstream.test.ts',
   'test/models-pull.test.ts',
+  // The real Fish SDKs and agent frameworks' frame sequences, unmodified, end to end.
+  'test/tts-sdk.test.ts',
+  'test/asr-sdk.test.ts',
+  'test/live-sdk.test.ts',
+  'test/clients-live.test.ts',
+  'test/clone-references.test.ts',
+  // Load and stress runs.
+  'test/tts-load.test.ts',
+  'src/engines/tts/flite/flite-stress.test.ts',
 ]
 
 export const shared: NonNullable<ViteUserConfig['test']> = {
