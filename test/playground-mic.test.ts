@@ -50,8 +50,13 @@ afterAll(async () => {
 /** Records with the visible panel's button until the microphone has delivered the whole file, then stops. */
 async function recordWholeFile(p: Page): Promise<void> {
   const seconds = reference.audio.samples.length / reference.audio.sampleRate
+  const session = (await p.evaluate(() => window.__mic.sessions as number)) + 1
   await p.getByRole('button', { name: 'Record from microphone' }).click()
-  await p.waitForFunction((s) => window.__mic.rate > 0 && window.__mic.frames / window.__mic.rate >= s + 0.5, seconds, { timeout: SLOW })
+  await p.waitForFunction(
+    ([s, n]) => window.__mic.sessions === n && window.__mic.rate > 0 && window.__mic.frames / window.__mic.rate >= s + 0.5,
+    [seconds, session] as const,
+    { timeout: SLOW },
+  )
   await p.getByRole('button', { name: /^Stop recording/ }).click()
   await p.getByRole('button', { name: 'Record from microphone' }).waitFor({ timeout: SLOW })
 }

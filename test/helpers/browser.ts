@@ -64,16 +64,18 @@ export const fakeMicrophone = (wav: string): string[] =>
 /**
  * Installed before the page's scripts: counts the audio frames the microphone has delivered since the page's
  * last getUserMedia, read from the page's own track, so a test stops a recording once the whole file is in
- * (however slowly a busy machine feeds it) instead of after a guessed number of seconds.
+ * (however slowly a busy machine feeds it) instead of after a guessed number of seconds. `sessions` counts
+ * getUserMedia calls, so a wait cannot be satisfied by the frames of a recording made before it.
  */
 export const MIC_SPY = `(() => {
-  const mic = { frames: 0, rate: 0 }
+  const mic = { frames: 0, rate: 0, sessions: 0 }
   window.__mic = mic
   const devices = navigator.mediaDevices
   const getUserMedia = devices.getUserMedia.bind(devices)
   devices.getUserMedia = async (constraints) => {
     const stream = await getUserMedia(constraints)
     mic.frames = 0
+    mic.sessions++
     const reader = new MediaStreamTrackProcessor({ track: stream.getAudioTracks()[0] }).readable.getReader()
     void (async () => {
       for (;;) {
