@@ -65,6 +65,8 @@ function ajvMessage(e: AjvError, field: string | undefined): string {
   }
 }
 
+const invalidJson = (err: Error): SpeechError => new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+
 /** Fastify and Ajv errors as the one internal error; each surface's mapper starts here. */
 export function fromFastifyError(err: FastifyError): SpeechError {
   if (err instanceof SpeechError) return err
@@ -83,7 +85,7 @@ export function fromFastifyError(err: FastifyError): SpeechError {
       return new SpeechError('bad_request', 'Body is empty but Content-Type is application/json; send a JSON object')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+      return invalidJson(err)
     case 'FST_REQ_FILE_TOO_LARGE':
     case 'FST_FILES_LIMIT':
     case 'FST_PARTS_LIMIT':
@@ -93,7 +95,7 @@ export function fromFastifyError(err: FastifyError): SpeechError {
     case 'FST_NO_FORM_DATA':
       return new SpeechError('bad_request', `Multipart body is malformed: ${err.message}`)
   }
-  if (err instanceof SyntaxError && status === 400) return new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+  if (err instanceof SyntaxError && status === 400) return invalidJson(err)
   if (status >= 400 && status < 500) {
     const code = ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited' } as const)[status] ?? 'bad_request'
     return new SpeechError(code, err.message || 'Bad request')
