@@ -1,5 +1,6 @@
 import { abortReason } from '../../abort.js'
 import { SpeechError } from '../../errors.js'
+import { waitInLine } from '../waiting-line.js'
 
 /** Where a stream came in: labels for metrics and messages. */
 export type StreamSurface = 'tts' | 'sse' | 'openai' | 'live' | 'wyoming'
@@ -122,31 +123,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const askedAt = performance.now()
       if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
       if (queue.length >= options.queueLength) return Promise.reject(busy(surface, `${queue.length} waiting`))
-      return new Promise<AdmissionTicket>((resolve, reject) => {
-        const leave = () => {
-          clearTimeout(timer)
-          signal?.removeEventListener('abort', onAbort)
-          const i = queue.indexOf(waiter)
-          if (i >= 0) queue.splice(i, 1)
-        }
-        const onAbort = () => {
-          leave()
-          reject(abortReason(signal!))
-        }
-        const timer = setTimeout(() => {
-          leave()
-          reject(busy(surface, `no place within ${options.waitMs / 1000} s`))
-        }, options.waitMs)
-        const waiter: Waiter = {
-          surface,
-          askedAt,
-          grant: () => {
-            leave()
-            resolve(ticket(surface, askedAt))
-          },
-        }
-        signal?.addEventListener('abort', onAbort, { once: true })
-        queue.push(waiter)
+      return waitInLine(queue, (grant): Waiter => ({ surface, askedAt, grant }), () => ticket(surface, askedAt), {
+        ...(signal && { signal }),
+        waitMs: options.waitMs,
+        timedOut: () => busy(surface, `no place within ${options.waitMs / 1000} s`),
       })
     },
     fellBehind: (surface) => options.onFellBehind?.(surface),

@@ -1,5 +1,6 @@
 import { abortReason } from '../../abort.js'
 import { SpeechError } from '../../errors.js'
+import { waitInLine } from '../waiting-line.js'
 
 /**
  * A first-come, first-served limit on how many tasks run at once. Tasks beyond the limit wait their turn, in
@@ -70,30 +71,12 @@ export function createConcurrencyGate(limit: number, options: GateOptions = {}):
       return Promise.resolve()
     }
     if (queue.length >= queueLength) return Promise.reject(busy(`${queue.length} waiting`))
-    return new Promise<void>((resolve, reject) => {
-      const leave = () => {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        const i = queue.indexOf(waiter)
-        if (i >= 0) queue.splice(i, 1)
-      }
-      const onAbort = () => {
-        leave()
-        reject(abortReason(signal!))
-      }
-      const timer = options.waitMs === undefined ? undefined : setTimeout(() => {
-        leave()
-        reject(busy(`no slot within ${options.waitMs! / 1000} s`))
-      }, options.waitMs)
-      const waiter: Waiter = {
-        start: () => {
-          leave()
-          active++
-          resolve()
-        },
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      queue.push(waiter)
+    return waitInLine(queue, (start): Waiter => ({ start }), () => {
+      active++
+    }, {
+      ...(signal && { signal }),
+      ...(options.waitMs !== undefined && { waitMs: options.waitMs }),
+      timedOut: () => busy(`no slot within ${options.waitMs! / 1000} s`),
     })
   }
 
