@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -55,6 +55,19 @@ describe('parla say', { timeout: SLOW }, () => {
       if (i > 0) expect(w.start).toBeGreaterThanOrEqual(result.words[i - 1]!.end - 0.01)
     })
     expect(result.duration).toBeGreaterThanOrEqual(result.words.at(-1)!.end)
+  })
+
+  it('a reader that has gone (| head) ends it quietly: exit 0, no stack trace', async () => {
+    const bin = fileURLToPath(new URL('../bin/parla.js', import.meta.url))
+    for (const args of [['voices', 'list'], ['say', 'Spoken to a closed pipe.', '--format', 'pcm']]) {
+      const child = spawn(process.execPath, [bin, ...args, ...remote], { env: { ...process.env, PARLA_SERVER: '', PARLA_KEY: '' } })
+      // The read end closes before the command writes anything, so its first write meets EPIPE.
+      child.stdout.destroy()
+      let stderr = ''
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' })
+    }
   })
 
   it('failures exit with their code and a message, and leave no file behind', async () => {

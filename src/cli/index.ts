@@ -10,6 +10,13 @@ import { registerVoiceCommands } from './voices.js'
 
 tuneMalloc()
 
+// A reader that stops early (`parla voices list | head -3`) closes the pipe; stop quietly, as Unix tools do,
+// instead of dying on the unhandled EPIPE with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0)
+  throw err
+})
+
 const program = new Command()
   .name('parla')
   .description('Parla: a self-hosted speech service with the Fish-Audio-compatible API')
