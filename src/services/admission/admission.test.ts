@@ -69,12 +69,12 @@ describe('admission', () => {
 describe('admission limits', () => {
   it('follow the cores and the cost of a second of speech; a setting replaces the automatic figure', () => {
     const auto = { maxStreams: 0, maxStartingStreams: 0, cores: 2 }
-    expect(admissionLimits(auto, 0.025)).toEqual({ streams: 64, starting: 20 })
+    expect(admissionLimits(auto, 0.025)).toEqual({ streams: 40, starting: 20 })
     // A dearer engine (or a busy machine) admits fewer.
-    expect(admissionLimits(auto, 0.1)).toEqual({ streams: 16, starting: 5 })
+    expect(admissionLimits(auto, 0.1)).toEqual({ streams: 10, starting: 5 })
     expect(admissionLimits(auto, 5)).toEqual({ streams: 1, starting: 1 })
     expect(admissionLimits({ ...auto, maxStreams: 3 }, 0.025)).toEqual({ streams: 3, starting: 3 })
-    expect(admissionLimits({ ...auto, maxStartingStreams: 2 }, undefined)).toEqual({ streams: 32, starting: 2 })
+    expect(admissionLimits({ ...auto, maxStartingStreams: 2 }, undefined)).toEqual({ streams: 20, starting: 2 })
   })
 })
 
@@ -91,7 +91,7 @@ describe('overload share', () => {
     overload.fellBehind()
     expect(overload.share()).toBeCloseTo(0.75 * 0.75 + 0.02 * 0.75, 2)
     const auto = { maxStreams: 0, maxStartingStreams: 0, cores: 2 }
-    expect(admissionLimits(auto, 0.025, 0.5)).toEqual({ streams: 32, starting: 10 })
+    expect(admissionLimits(auto, 0.025, 0.5)).toEqual({ streams: 20, starting: 10 })
     // A fixed setting is the operator's: never scaled.
     expect(admissionLimits({ ...auto, maxStreams: 8 }, 0.025, 0.5)).toMatchObject({ streams: 8 })
     now += 60_000
