@@ -96,15 +96,19 @@ describe('playground: speak', { timeout: SLOW }, () => {
     expect(bytes.length).toBeGreaterThan(5000)
   })
 
-  it('first load transfers at most 300 KB, its script and stylesheet compressed', async () => {
+  it('first load transfers at most 300 KB, its script and stylesheet compressed, and nothing fails', async () => {
     const fresh = await browser.newPage()
     const sizes: Promise<{ url: string; bytes: number; encoding: string | undefined }>[] = []
     fresh.on('requestfinished', (r) => sizes.push((async () => {
       const [size, headers] = [await r.sizes(), await (await r.response())!.allHeaders()]
       return { url: r.url(), bytes: size.responseBodySize + size.responseHeadersSize, encoding: headers['content-encoding'] }
     })()))
+    // Nothing fails while loading (the browser's own /favicon.ico request was a 401 before the page named an icon).
+    const errors: string[] = []
+    fresh.on('console', (m) => m.type() === 'error' && errors.push(m.text()))
     await fresh.goto(server.url, { waitUntil: 'networkidle' })
     const loaded = await Promise.all(sizes)
+    expect(errors).toEqual([])
     await fresh.close()
     // The page itself, and with a key kept from before, the voice list it fetches at once: all of it counts.
     const assets = loaded.filter((l) => ['/', '/main.js', '/style.css'].includes(new URL(l.url).pathname))
