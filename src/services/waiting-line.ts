@@ -8,20 +8,23 @@ export interface LineOptions {
   timedOut(): Error
 }
 
+/** A place in a line: its owner calls it when the place's turn comes. */
+export type Turn = () => void
+
 /**
- * Joins `line` with the entry `join` makes and waits for the line's owner to call the `turn` it was handed.
- * `turn` leaves the line and resolves with `take()`, called at once so the owner's counts change in the same
- * tick as its decision. A wait that runs out or whose signal aborts leaves the line and rejects, so a client
- * that went away never holds a place.
+ * Joins `line` and waits for the line's owner to call this place's `Turn` (taken from the front). The turn
+ * resolves with `take()`, called at once so the owner's counts change in the same tick as its decision. A wait
+ * that runs out or whose signal aborts leaves the line and rejects, so a client that went away never holds a
+ * place.
  */
-export function waitInLine<E, T>(line: E[], join: (turn: () => void) => E, take: () => T, options: LineOptions): Promise<T> {
+export function waitInLine<T>(line: Turn[], take: () => T, options: LineOptions): Promise<T> {
   const { signal, waitMs } = options
   if (signal?.aborted) return Promise.reject(abortReason(signal))
   return new Promise<T>((resolve, reject) => {
     const leave = () => {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
-      const i = line.indexOf(entry)
+      const i = line.indexOf(turn)
       if (i >= 0) line.splice(i, 1)
     }
     const onAbort = () => {
@@ -32,11 +35,11 @@ export function waitInLine<E, T>(line: E[], join: (turn: () => void) => E, take:
       leave()
       reject(options.timedOut())
     }, waitMs)
-    const entry = join(() => {
+    const turn: Turn = () => {
       leave()
       resolve(take())
-    })
+    }
     signal?.addEventListener('abort', onAbort, { once: true })
-    line.push(entry)
+    line.push(turn)
   })
 }

@@ -1,6 +1,6 @@
 import { abortReason } from '../../abort.js'
 import { SpeechError } from '../../errors.js'
-import { waitInLine } from '../waiting-line.js'
+import { type Turn, waitInLine } from '../waiting-line.js'
 
 /** Where a stream came in: labels for metrics and messages. */
 export type StreamSurface = 'tts' | 'sse' | 'openai' | 'live' | 'wyoming'
@@ -46,12 +46,6 @@ export interface Admission {
   snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits }
 }
 
-interface Waiter {
-  readonly surface: StreamSurface
-  readonly askedAt: number
-  grant(): void
-}
-
 /** Bounds for the `Retry-After` advice, seconds. */
 const RETRY_MIN_SEC = 1
 const RETRY_MAX_SEC = 30
@@ -66,7 +60,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const running: Record<StreamSurface, number> = { tts: 0, sse: 0, openai: 0, live: 0, wyoming: 0 }
   let total = 0
   let starting = 0
-  const queue: Waiter[] = []
+  const queue: Turn[] = []
   // Smoothed seconds a stream holds its place: how soon one is likely to free up.
   let holdSec = RETRY_MIN_SEC
 
@@ -107,7 +101,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   }
 
   const pump = () => {
-    while (queue.length > 0 && hasRoom()) queue.shift()!.grant()
+    while (queue.length > 0 && hasRoom()) queue.shift()!()
   }
 
   const busy = (surface: StreamSurface, why: string): SpeechError => {
@@ -123,7 +117,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const askedAt = performance.now()
       if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
       if (queue.length >= options.queueLength) return Promise.reject(busy(surface, `${queue.length} waiting`))
-      return waitInLine(queue, (grant): Waiter => ({ surface, askedAt, grant }), () => ticket(surface, askedAt), {
+      return waitInLine(queue, () => ticket(surface, askedAt), {
         ...(signal && { signal }),
         waitMs: options.waitMs,
         timedOut: () => busy(surface, `no place within ${options.waitMs / 1000} s`),

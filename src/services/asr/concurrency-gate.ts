@@ -1,6 +1,6 @@
 import { abortReason } from '../../abort.js'
 import { SpeechError } from '../../errors.js'
-import { waitInLine } from '../waiting-line.js'
+import { type Turn, waitInLine } from '../waiting-line.js'
 
 /**
  * A first-come, first-served limit on how many tasks run at once. Tasks beyond the limit wait their turn, in
@@ -17,10 +17,6 @@ export interface ConcurrencyGate {
   /** Tasks waiting for a slot. */
   readonly waiting: number
   readonly limit: number
-}
-
-interface Waiter {
-  readonly start: () => void
 }
 
 export interface GateOptions {
@@ -43,7 +39,7 @@ export function createConcurrencyGate(limit: number, options: GateOptions = {}):
     const msg = `[asr] the concurrency limit must be a whole number ≥ 1, got ${limit}`
     throw new SpeechError('internal_error', msg)
   }
-  const queue: Waiter[] = []
+  const queue: Turn[] = []
   let active = 0
   // Smoothed seconds a task holds its slot: how soon one is likely to free up.
   let holdSec = RETRY_MIN_SEC
@@ -60,7 +56,7 @@ export function createConcurrencyGate(limit: number, options: GateOptions = {}):
   const release = () => {
     active--
     const next = queue.shift()
-    if (next) next.start()
+    next?.()
   }
 
   /** Resolves once a slot is held (counted in `active`), or rejects on abort while still queued. */
@@ -71,7 +67,7 @@ export function createConcurrencyGate(limit: number, options: GateOptions = {}):
       return Promise.resolve()
     }
     if (queue.length >= queueLength) return Promise.reject(busy(`${queue.length} waiting`))
-    return waitInLine(queue, (start): Waiter => ({ start }), () => {
+    return waitInLine(queue, () => {
       active++
     }, {
       ...(signal && { signal }),
