@@ -13,6 +13,7 @@
 import { loadavg } from 'node:os'
 import { asr, httpTts, LiveSocket, RATE, type Outcome } from './admission-clients.js'
 import { processMemory, startBenchServer } from './server.js'
+import { percentile } from './stats.js'
 
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 32)
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 64)
@@ -131,9 +132,7 @@ function count(outcomes: Outcome[]): string {
 }
 
 function stats(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b)
-  const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-  return `${p(0.5).toFixed(0)} / ${p(0.95).toFixed(0)} / ${sorted.at(-1)!.toFixed(0)}`
+  return `${percentile(values, 50).toFixed(0)} / ${percentile(values, 95).toFixed(0)} / ${Math.max(...values).toFixed(0)}`
 }
 
 await main()

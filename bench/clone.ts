@@ -16,6 +16,7 @@ import { Agent, request } from 'node:http'
 import { cpus } from 'node:os'
 import { encode } from '@msgpack/msgpack'
 import { startBenchServer, type BenchServer } from './server.js'
+import { median } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const SHORT = 'Thanks for calling. Your table for two is booked for seven tonight.'
@@ -51,7 +52,6 @@ function post(ready: Ready, body: object): Promise<{ firstByte: number; total: n
   })
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const ms = (x: number) => `${x.toFixed(0)} ms`
 
 async function main(): Promise<void> {

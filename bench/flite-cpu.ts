@@ -10,6 +10,7 @@ import { synthesizePiece } from '../src/engines/tts/flite/synth-piece.js'
 import { readOnlyData } from '../src/engines/tts/flite/wasm-layout.js'
 import { wasm } from '../src/engines/tts/flite/wasm.js'
 import { SENTENCE } from './tts-texts.js'
+import { median } from './stats.js'
 
 const TEXTS = { 'Hi.': 'Hi.', 'first phrase (latency low)': 'The quick brown fox jumps', sentence: SENTENCE }
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
@@ -22,7 +23,6 @@ const cpuMs = (run: () => void): number => {
   const used = process.cpuUsage(before)
   return (used.user + used.system) / 1000
 }
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
 console.log(`flite CPU per piece, median of ${RUNS} (ms)\n`)
 console.log(`| voice | ${Object.keys(TEXTS).join(' | ')} |`)

@@ -28,6 +28,7 @@ import { compareClientSequences } from './live-clients.js'
 import { AGENT_REPLIES } from './live-replies.js'
 import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
+import { percentile } from './stats.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 32)
@@ -141,11 +142,6 @@ async function clientsPhase(url: string, key: string): Promise<void> {
 function row(name: string, ms: number[]): void {
   const f = (x: number) => x.toFixed(0)
   console.log(`| ${name} | ${ms.length} | ${f(percentile(ms, 50))} | ${f(percentile(ms, 95))} | ${f(Math.max(...ms))} |`)
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -28,12 +28,11 @@ import { writePiperVoice } from '../test/support/neural-models.js'
 import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
+import { median } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const LAYERS = Number(process.env.BENCH_LAYERS ?? 96)
 const RATE = 24_000
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const modelsDir = await mkdtemp(join(tmpdir(), 'parla-bench-neural-'))
 await writePiperVoice(modelsDir, 'en_US-bench-low', { work: LAYERS })

@@ -9,11 +9,11 @@
  */
 import { connect } from 'node:net'
 import { Agent, request } from 'node:http'
+import { median } from './stats.js'
 
 interface Ready { readonly url: string; readonly key: string; readonly wyomingPort?: number }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 })
-const median = (v: readonly number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!
 const f0 = (n: number) => n.toFixed(0)
 
 /**

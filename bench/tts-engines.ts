@@ -7,15 +7,11 @@ import { availableParallelism } from 'node:os'
 import { loadTtsEngineFactory, ttsEngineIds } from '../src/engines/tts/registry.js'
 import type { TtsEngine } from '../src/engines/tts/types.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
+import { percentile } from './stats.js'
 
 const LONG = PARAGRAPH_TEXT
 
 const VOICE: Record<string, string> = { festival: 'slt', flite: 'slt', 'espeak-ng': 'en-us' }
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
 
 async function firstChunkMs(engine: TtsEngine, voice: string): Promise<number> {
   const t0 = performance.now()

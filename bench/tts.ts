@@ -17,6 +17,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os'
 import { ttsProtocols } from './protocols.js'
 import { startBenchServer, type BenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE, THREE_SENTENCES } from './tts-texts.js'
+import { percentile } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
@@ -64,10 +65,6 @@ function post(ready: Ready, body: object): Promise<Timing> {
   })
 }
 
-const percentile = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 const f0 = (n: number) => n.toFixed(0)
 const f2 = (n: number) => n.toFixed(2)
 const pp = (v: readonly number[]) => `${f0(percentile(v, 50))} / ${f0(percentile(v, 95))}`

@@ -15,6 +15,7 @@ import { buildWeb } from '../scripts/build-web.js'
 import { launchBrowser } from '../test/helpers/browser.js'
 import { AGENT_REPLIES } from './live-replies.js'
 import { startBenchServer } from './server.js'
+import { percentile } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const WEIGHT_TARGET_KB = 300
@@ -34,11 +35,6 @@ const FIRST_AUDIO_SPY = `(() => {
     return start.call(this, when, ...rest)
   }
 })()`
-
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!
-}
 
 async function pageWeight(page: Page, url: string): Promise<{ bytes: number; requests: number }> {
   const sizes: Promise<number>[] = []
@@ -78,7 +74,7 @@ async function main(): Promise<void> {
     await fresh.addInitScript(FIRST_AUDIO_SPY)
     await fresh.reload()
     const times = await firstAudio(fresh, server.key)
-    const [p50, p90, max] = [quantile(times, 0.5), quantile(times, 0.9), Math.max(...times)]
+    const [p50, p90, max] = [percentile(times, 50), percentile(times, 90), Math.max(...times)]
     console.log(`Speak → first audio: p50 ${p50.toFixed(0)} ms, p90 ${p90.toFixed(0)} ms, max ${max.toFixed(0)} ms ` +
       `(target < ${FIRST_AUDIO_TARGET_MS} ms: ${p90 < FIRST_AUDIO_TARGET_MS ? 'met at p90' : 'MISSED at p90'})`)
     console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`)
