@@ -12,7 +12,7 @@
  * Then the cost of word timing by alignment: the paragraph by SSE (words aligned per chunk) against the
  * plain `/v1/tts` above, and the aligner alone on festival's speech of each paragraph sentence (CPU per
  * second of audio, and how many sentences aligned rather than fell back to the pause estimate).
- * Env: BENCH_RUNS (default 5), BENCH_LAYERS (dense layers per token, default 96).
+ * Env: BENCH_RUNS (default 5; the sentence BENCH_SENTENCE_RUNS, default 30), BENCH_LAYERS (dense layers per token, default 96).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -28,9 +28,11 @@ import { writePiperVoice } from '../test/support/neural-models.js'
 import { processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
-import { median } from './stats.js'
+import { mean, median } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+/** One sentence takes a tenth of a second: more runs, so the median is not one machine hiccup. */
+const SENTENCE_RUNS = Number(process.env.BENCH_SENTENCE_RUNS ?? 30)
 const LAYERS = Number(process.env.BENCH_LAYERS ?? 96)
 const RATE = 24_000
 
@@ -110,18 +112,19 @@ try {
   // Warm both paths (model load, first-call costs).
   await runtime(SENTENCE)
   await endToEnd(SENTENCE)
-  for (const [name, text] of [['sentence', SENTENCE], ['paragraph', PARAGRAPH_TEXT]] as const) {
+  for (const [name, text, runs] of [['sentence', SENTENCE, SENTENCE_RUNS], ['paragraph', PARAGRAPH_TEXT, RUNS]] as const) {
     const rt: Awaited<ReturnType<typeof runtime>>[] = []
     const e2e: Awaited<ReturnType<typeof endToEnd>>[] = []
-    for (let i = 0; i < RUNS; i++) {
+    for (let i = 0; i < runs; i++) {
       rt.push(await runtime(text))
       e2e.push(await endToEnd(text))
     }
     const rtTotal = median(rt.map((r) => r.total))
     const e2eTotal = median(e2e.map((r) => r.total))
-    const rtCpu = median(rt.map((r) => r.cpu))
-    const e2eCpu = median(e2e.map((r) => r.cpu))
-    console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms) | overhead wall ${(e2eTotal / rtTotal).toFixed(2)}, CPU ${(e2eCpu / rtCpu).toFixed(2)}`)
+    // CPU per run as the mean over all runs: /proc counts in 10 ms ticks, coarser than one sentence's overhead.
+    const rtCpu = mean(rt.map((r) => r.cpu))
+    const e2eCpu = mean(e2e.map((r) => r.cpu))
+    console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s, ${runs} runs | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms) | overhead wall ${(e2eTotal / rtTotal).toFixed(2)}, CPU ${(e2eCpu / rtCpu).toFixed(2)}`)
   }
   const plainRuns: number[] = []
   const timed: Awaited<ReturnType<typeof sse>>[] = []

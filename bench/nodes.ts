@@ -17,6 +17,7 @@ import pg from 'pg'
 import { startNginx, type Nginx } from '../test/helpers/nginx.js'
 import { processTable, treeCpuMs } from './proc-cpu.js'
 import { startBenchServer, type BenchServer } from './server.js'
+import { mean } from './stats.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const TTS = Number(process.env.BENCH_TTS ?? 150)
@@ -107,7 +108,6 @@ async function main(): Promise<void> {
         console.log(`| ${round} | ${name === 'one' ? 1 : 2} | ${sent} | ${parla.toFixed(2)} | ${db.toFixed(2)} | ${wallSec.toFixed(1)} | ${load()} |`)
       }
     }
-    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
     const [p1, p2] = [mean(results.one.parla), mean(results.two.parla)]
     const [d1, d2] = [mean(results.one.db), mean(results.two.db)]
     console.log(`\nParla CPU per request: one node ${p1.toFixed(2)} ms, two nodes ${p2.toFixed(2)} ms; two / one = ${(p2 / p1).toFixed(3)}`)

@@ -1,4 +1,4 @@
-/** Order statistics for the benchmarks' figures. */
+/** Statistics for the benchmarks' figures. */
 
 /** The nearest-rank percentile (`p` in 0–100): the smallest value with at least p % of the values at or below it. */
 export function percentile(values: readonly number[], p: number): number {
@@ -8,3 +8,6 @@ export function percentile(values: readonly number[], p: number): number {
 
 /** The upper median: the middle value, or the higher of the two middle ones. */
 export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/** The arithmetic mean. */
+export const mean = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length

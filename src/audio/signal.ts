@@ -36,11 +36,14 @@ export function int16ToFloat32(input: Int16Array): Float32Array {
  * array by default).
  */
 export function float32ToInt16(input: Float32Array, out: Int16Array = new Int16Array(input.length), at = 0): Int16Array {
-  for (let i = 0; i < input.length; i++) {
+  const n = input.length
+  const target = at === 0 ? out : out.subarray(at, at + n)
+  for (let i = 0; i < n; i++) {
     const x = input[i]!
-    const s = x > 1 ? 1 : x < -1 ? -1 : x === x ? x : 0
+    // Scaled and clamped with one branch per sign; NaN fails every test and becomes silence.
+    const v = x >= 0 ? (x < 1 ? x * 32767 : 32767) : x > -1 ? x * 32768 : x === x ? -32768 : 0
     // Shifted to be positive, truncation is floor: floor(v + 0.5) = Math.round(v), without the call.
-    out[at + i] = (((s < 0 ? s * 32768 : s * 32767) + 32768.5) | 0) - 32768
+    target[i] = ((v + 32768.5) | 0) - 32768
   }
   return out
 }

@@ -38,9 +38,6 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
   const tts = models.get(m.key)
   if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
   let sentences = 0
-  // The runtime's thread waits for onProgress to return: the piece is copied there, but serialized and sent
-  // on the next turn, in order, so the next sentence's inference is not held up by the IPC.
-  let sending = Promise.resolve()
   try {
     const request: Record<string, unknown> = {
       text: m.text,
@@ -50,8 +47,9 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       onProgress: (info: { samples: Float32Array }) => {
         if (cancelled.has(m.id)) return 0
         sentences++
-        const samples = Float32Array.from(info.samples)
-        sending = sending.then(() => new Promise<void>((resolve) => setImmediate(() => { send({ t: 'chunk', id: m.id, samples }); resolve() })))
+        // The runtime's thread waits for this to return. `send` serializes the samples at once (no copy
+        // first, the runtime's buffer is only valid during the call) and writes them to the pipe later.
+        send({ t: 'chunk', id: m.id, samples: info.samples })
         return 1
       },
     }
@@ -60,10 +58,8 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       request.generationConfig = { speed: m.speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
     }
     await tts.generateAsync(request)
-    await sending
     send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })
   } catch (err) {
-    await sending
     send({ t: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) })
   } finally {
     cancelled.delete(m.id)

@@ -88,7 +88,13 @@ export function createQuotaService(options: QuotaOptions): QuotaService {
     }
     const s: AdmissionStep = { principal, limits, at, request, characters: need.characters ?? 0, transcribes: need.transcribes ?? false }
     if (!needsTurn(s)) {
-      await repo.addUsage(principal.keyId, principal.accountId, monthOf(at), { requests: request ? 1 : 0, characters: s.characters })
+      // Nothing to check, only to count: the count is written on the next turn, while the work starts, so
+      // the database's round trip is not on the way to the first audio. A failed write loses this count
+      // (logged); it never refuses a request no limit applies to.
+      setImmediate(() => {
+        repo.addUsage(principal.keyId, principal.accountId, monthOf(at), { requests: request ? 1 : 0, characters: s.characters })
+          .catch((err: unknown) => logger.warn({ err }, '[quota] counting a request failed'))
+      })
       return undefined
     }
     try {

@@ -1,5 +1,6 @@
 import { dbToGain, gainToDb, peak } from '../../audio/gain.js'
 import { DEFAULT_TARGET_LUFS, measureLoudness } from '../../audio/loudness.js'
+import { concatSamples } from '../../audio/signal.js'
 
 /**
  * Output level: `normalize_loudness` brings each text chunk to DEFAULT_TARGET_LUFS (BS.1770 integrated
@@ -74,12 +75,8 @@ export class ChunkLeveler {
   }
 
   private release(): Float32Array {
-    const joined = new Float32Array(this.pendingLength)
-    let offset = 0
-    for (const p of this.pending) {
-      joined.set(p, offset)
-      offset += p.length
-    }
+    // Pushed audio is the render loop's own (a copy or DSP output), so one piece is levelled in place.
+    const joined = this.pending.length === 1 ? this.pending[0]! : concatSamples(this.pending)
     this.pending = []
     this.pendingLength = 0
     this.gainDb ??= loudnessGainDb(joined, this.rate) ?? 0

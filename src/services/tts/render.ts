@@ -143,7 +143,8 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
         const stretch = samples && piece.samples.length > 0 ? samples.length / piece.samples.length : engineSeconds > 0 ? processedSeconds / engineSeconds : 1
         const whole = engine.capabilities.streaming === 'utterance'
         const toChunkTime = stream ? (t: number) => t * plan.dsp!.timeRatio : (t: number) => pieceStart + (t - pieceEngineStart) * stretch
-        timeline.addPiece({ words: piece.words, samples: piece.samples, rate, startSec: pieceEngineStart, whole }, toChunkTime)
+        // Audio only (`words: false`): nobody reads the alignment events' words, so no frame analysis for them.
+        if (options.words !== false) timeline.addPiece({ words: piece.words, samples: piece.samples, rate, startSec: pieceEngineStart, whole }, toChunkTime)
         let sent = 0
         if (stream) leveler.measure(piece.samples)
         for (const part of stream ? streamed(stream, piece.samples, rate, signal) : [samples!]) {
