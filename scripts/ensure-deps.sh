@@ -22,8 +22,17 @@ done
 if ((${#missing[@]})); then
   echo "parla: installing Debian packages: ${missing[*]}" >&2
   sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt (the other Parla command started at the same time, unattended-upgrades) may hold apt's locks:
+  # wait for it rather than fail. `install` waits by itself with DPkg::Lock::Timeout; `update` ignores that
+  # option for the lists lock, so it is retried while the only complaint is a held lock.
+  for ((try = 1; ; try++)); do
+    out=$($sudo apt-get update -qq 2>&1) && break
+    if ! grep -q "Could not get lock" <<<"$out" || ((try >= 120)); then echo "$out" >&2; exit 1; fi
+    ((try == 1)) && echo "parla: waiting for another apt to finish" >&2
+    sleep 5
+  done
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 fi
 
 # npm packages: reinstall only when package-lock.json changed since the last install.
