@@ -3,7 +3,8 @@
  * festival's own pipeline with the same voice (`text2wave`) speak the same sentences; the independent
  * pocketsphinx command-line tool transcribes both; word error rates are printed side by side, overall and per
  * group (plain sentences, and each normalization category, ten items each: `intelligibility-items.ts`), and how
- * many items of each group were heard exactly right. A third rendering, festival's own pipeline reading Parla's
+ * many items of each group were heard exactly right, and in how many the normalized tokens' own words (bracketed
+ * in the items) were heard right. A third rendering, festival's own pipeline reading Parla's
  * normalized words, tells a miss of Parla's text (festival on Parla's words misheard too, where festival on the
  * raw text was heard) from the voice's or the recognizer's (every rendering misheard alike). Runs of single
  * letters are joined before scoring ("u s a" = "usa"), as the recognizer writes initialisms either way.
@@ -14,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { corpusWer } from '../src/asr/wer.js'
+import { alignWords, corpusWer, normalizeWords } from '../src/asr/wer.js'
 import { planText } from '../src/text/plan.js'
 import { NORMALIZATION_ITEMS, type Item } from './intelligibility-items.js'
 import { startBenchServer } from './server.js'
@@ -45,6 +46,24 @@ const parlaWords = (text: string) =>
 /** Letters spelled one by one are one word however the recognizer writes them: "u s a" and "usa" alike. */
 const joinLetters = (words: string) => words.replace(/\b[a-z](?: [a-z]\b)+/g, (run) => run.replace(/ /g, ''))
 
+/** The words a listener should hear, without the brackets that mark the tokens. */
+const unbracketed = (said: string) => said.replace(/[[\]]/g, '')
+
+/**
+ * Whether every bracketed token of `said` was heard right in `hypothesis`: each of its words matched and
+ * nothing inserted between them ("nine one and one" is not 911). Letters are joined first, as for the WER.
+ */
+function tokensHeard(said: string, hypothesis: string): boolean {
+  const joined = joinLetters(said)
+  const { heard, insertedBefore } = alignWords(normalizeWords(joined), normalizeWords(joinLetters(hypothesis)))
+  return [...joined.matchAll(/\[([^\]]*)\]/g)].every((span) => {
+    const first = normalizeWords(joined.slice(0, span.index)).length
+    const last = first + normalizeWords(span[1]!).length - 1
+    for (let i = first; i <= last; i++) if (!heard[i] || (i > first && insertedBefore[i]! > 0)) return false
+    return true
+  })
+}
+
 interface Row { readonly item: Item, readonly parla: string, readonly festival: string, readonly festivalOnParlaWords: string }
 
 async function main(): Promise<void> {
@@ -71,15 +90,19 @@ async function main(): Promise<void> {
     await server.stop()
     await rm(dir, { recursive: true, force: true })
   }
-  const scored = (r: Row, pick: (r: Row) => string) => ({ reference: joinLetters(r.item.said), hypothesis: joinLetters(pick(r)) })
+  const scored = (r: Row, pick: (r: Row) => string) => ({ reference: joinLetters(unbracketed(r.item.said)), hypothesis: joinLetters(pick(r)) })
   const wer = (list: readonly Row[], pick: (r: Row) => string) => (corpusWer(list.map((r) => scored(r, pick))).wer * 100).toFixed(1).padStart(6)
   const right = (list: readonly Row[], pick: (r: Row) => string) => list.filter((r) => corpusWer([scored(r, pick)]).wer === 0).length
-  console.log('| group | n | Parla WER | festival WER | festival on Parla\'s words WER | heard right: Parla | festival on Parla\'s words |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- |')
+  const tokens = (list: readonly Row[], pick: (r: Row) => string) => {
+    const withTokens = list.filter((r) => r.item.said.includes('['))
+    return withTokens.length === 0 ? '—' : `${withTokens.filter((r) => tokensHeard(r.item.said, pick(r))).length}/${withTokens.length}`
+  }
+  console.log('| group | n | Parla WER | festival WER | festival on Parla\'s words WER | heard right: Parla | festival on Parla\'s words | tokens heard: Parla | festival | festival on Parla\'s words |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const g of ['all', ...new Set(ITEMS.map((i) => i.group))]) {
     const list = g === 'all' ? rows : rows.filter((r) => r.item.group === g)
     const n = list.length
-    console.log(`| ${g} | ${n} | ${wer(list, (r) => r.parla)} % | ${wer(list, (r) => r.festival)} % | ${wer(list, (r) => r.festivalOnParlaWords)} % | ${right(list, (r) => r.parla)}/${n} | ${right(list, (r) => r.festivalOnParlaWords)}/${n} |`)
+    console.log(`| ${g} | ${n} | ${wer(list, (r) => r.parla)} % | ${wer(list, (r) => r.festival)} % | ${wer(list, (r) => r.festivalOnParlaWords)} % | ${right(list, (r) => r.parla)}/${n} | ${right(list, (r) => r.festivalOnParlaWords)}/${n} | ${tokens(list, (r) => r.parla)} | ${tokens(list, (r) => r.festival)} | ${tokens(list, (r) => r.festivalOnParlaWords)} |`)
   }
   if (process.argv.includes('--verbose')) {
     for (const r of rows) {

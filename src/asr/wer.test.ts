@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { corpusWer, normalizeWords, wer, wordEdits } from './wer.js'
+import { alignWords, corpusWer, normalizeWords, wer, wordEdits } from './wer.js'
+
+/** Words of a test sentence, already normalized. */
+const split = (t: string) => t.split(' ')
 
 describe('wer', () => {
   it('normalises case, punctuation and variant markers', () => {
@@ -22,5 +25,24 @@ describe('wer', () => {
       { reference: 'e f', hypothesis: 'e g' },
     ])
     expect(pooled).toEqual({ errors: 1, words: 6, wer: 1 / 6 })
+  })
+
+  it('aligns words: which reference words were heard and where words were inserted', () => {
+    expect(alignWords(split('the ceo of nasa spoke'), split('the sale of nasa spoke'))).toEqual({
+      heard: [true, false, true, true, true],
+      insertedBefore: [0, 0, 0, 0, 0, 0],
+    })
+    expect(alignWords(split('dial nine one one now'), split('dial nine one and one now'))).toEqual({
+      heard: [true, true, true, true, true],
+      insertedBefore: [0, 0, 0, 1, 0, 0],
+    })
+    expect(alignWords(split('a b c'), split('b c d'))).toEqual({ heard: [false, true, true], insertedBefore: [0, 0, 0, 1] })
+    expect(alignWords([], split('x y'))).toEqual({ heard: [], insertedBefore: [2] })
+  })
+
+  it('calls a word misheard only when no optimal alignment hears it', () => {
+    // "a" can be matched or substituted at equal cost; the alignment that hears it wins.
+    expect(alignWords(split('a b'), split('a'))).toEqual({ heard: [true, false], insertedBefore: [0, 0, 0] })
+    expect(alignWords(split('x a'), split('a y'))).toEqual({ heard: [false, true], insertedBefore: [0, 0, 1] })
   })
 })

@@ -25,6 +25,52 @@ export function wordEdits(reference: readonly string[], hypothesis: readonly str
   return prev[hypothesis.length]!
 }
 
+/**
+ * One optimal alignment of `reference` to `hypothesis`: for each reference word, whether it was heard
+ * (matched exactly), and for each gap between reference words (index i = before word i; the last one after the
+ * final word) how many words were inserted there. Among equally short edit scripts the one with the most
+ * matches is taken, so a word is only called misheard when no optimal alignment hears it.
+ */
+export function alignWords(reference: readonly string[], hypothesis: readonly string[]): { heard: boolean[], insertedBefore: number[] } {
+  const rows = reference.length + 1
+  const cols = hypothesis.length + 1
+  // cost[i][j]: edits turning reference[0, i) into hypothesis[0, j); ties broken towards more matches.
+  const cost: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  const matches: number[][] = Array.from({ length: rows }, () => new Array<number>(cols).fill(0))
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const same = reference[i - 1] === hypothesis[j - 1]
+      const options: [number, number][] = [
+        [cost[i - 1]![j - 1]! + (same ? 0 : 1), matches[i - 1]![j - 1]! + (same ? 1 : 0)],
+        [cost[i - 1]![j]! + 1, matches[i - 1]![j]!],
+        [cost[i]![j - 1]! + 1, matches[i]![j - 1]!],
+      ]
+      const best = options.reduce((a, b) => (b[0] < a[0] || (b[0] === a[0] && b[1] > a[1]) ? b : a))
+      cost[i]![j] = best[0]
+      matches[i]![j] = best[1]
+    }
+  }
+  const heard = new Array<boolean>(reference.length).fill(false)
+  const insertedBefore = new Array<number>(rows).fill(0)
+  let i = reference.length
+  let j = hypothesis.length
+  while (i > 0 || j > 0) {
+    const here = [cost[i]![j]!, matches[i]![j]!]
+    const same = i > 0 && j > 0 && reference[i - 1] === hypothesis[j - 1]
+    if (i > 0 && j > 0 && cost[i - 1]![j - 1]! + (same ? 0 : 1) === here[0] && matches[i - 1]![j - 1]! + (same ? 1 : 0) === here[1]) {
+      heard[i - 1] = same
+      i--
+      j--
+    } else if (i > 0 && cost[i - 1]![j]! + 1 === here[0] && matches[i - 1]![j]! === here[1]) {
+      i--
+    } else {
+      insertedBefore[i]!++
+      j--
+    }
+  }
+  return { heard, insertedBefore }
+}
+
 export interface WerResult {
   readonly errors: number
   readonly words: number
