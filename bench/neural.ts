@@ -12,7 +12,15 @@
  * Then the cost of word timing by alignment: the paragraph by SSE (words aligned per chunk) against the
  * plain `/v1/tts` above, and the aligner alone on festival's speech of each paragraph sentence (CPU per
  * second of audio, and how many sentences aligned rather than fell back to the pause estimate).
- * Env: BENCH_RUNS (default 5; the sentence BENCH_SENTENCE_RUNS, default 30), BENCH_LAYERS (dense layers per token, default 96).
+ * The synthetic voice is sized to a real voice's speed: its dense layers are calibrated on this machine until
+ * the runtime alone speaks at BENCH_RTF (default 0.1: compute seconds per second of audio on one thread, lighter
+ * than a real Piper `medium` voice, reported at about 0.1 with four threads, docs/models.md). A layer count
+ * fixed across machines would make the ratio depend on the CPU: 96 layers took 90 ms for the sentence on one
+ * machine and 10 ms on an AVX-512 one, where Parla's fixed few milliseconds then looked like 80 %. The
+ * absolute overhead (ms per request, CPU ms per second of audio) is printed beside the ratios; it does not
+ * depend on the model.
+ * Env: BENCH_RUNS (default 5; the sentence BENCH_SENTENCE_RUNS, default 30), BENCH_RTF (default 0.1),
+ * BENCH_LAYERS (dense layers per token; skips the calibration).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -33,27 +41,59 @@ import { mean, median } from './stats.js'
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 /** One sentence takes a tenth of a second: more runs, so the median is not one machine hiccup. */
 const SENTENCE_RUNS = Number(process.env.BENCH_SENTENCE_RUNS ?? 30)
-const LAYERS = Number(process.env.BENCH_LAYERS ?? 96)
+const TARGET_RTF = Number(process.env.BENCH_RTF ?? 0.1)
 const RATE = 24_000
-
-const modelsDir = await mkdtemp(join(tmpdir(), 'parla-bench-neural-'))
-await writePiperVoice(modelsDir, 'en_US-bench-low', { work: LAYERS })
-const pkg = (await detectPackage(modelsDir, 'en_US-bench-low'))!
-const config = await pkg.prepare!()
 
 interface Tts { generateAsync(r: Record<string, unknown>): Promise<{ samples: Float32Array }> }
 const sherpa = createRequire(import.meta.url)('sherpa-onnx-node') as { OfflineTts: { createAsync(c: unknown): Promise<Tts> } }
-const tts = await sherpa.OfflineTts.createAsync({ model: { ...config, numThreads: 1, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
-
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 
-const runtime = async (text: string) => {
+// The server's models, and the calibration's probe voices beside them (kept to the end: the runtime's eSpeak NG
+// is set up once per process, from the first voice's data folder).
+const workDir = await mkdtemp(join(tmpdir(), 'parla-bench-neural-'))
+const modelsDir = join(workDir, 'models')
+const probesDir = join(workDir, 'probes')
+
+/** The synthetic voice with `layers` dense layers per token in `dir`, loaded in this process's runtime. */
+async function loadVoice(dir: string, name: string, layers: number): Promise<Tts> {
+  await writePiperVoice(dir, name, { work: layers })
+  const config = await (await detectPackage(dir, name))!.prepare!()
+  return sherpa.OfflineTts.createAsync({ model: { ...config, numThreads: 1, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
+}
+
+const speak = async (tts: Tts, text: string) => {
   const t0 = performance.now()
   const c0 = cpuMs()
   let first = 0
   const out = await tts.generateAsync({ text, sid: 0, speed: 1, onProgress: () => { first ||= performance.now() - t0; return 1 } })
   return { total: performance.now() - t0, first, seconds: out.samples.length / RATE, cpu: cpuMs() - c0 }
 }
+
+/** Median compute seconds per second of audio of the sentence, after a warm-up call. */
+async function rtfOf(tts: Tts): Promise<number> {
+  await speak(tts, SENTENCE)
+  const rtfs: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const run = await speak(tts, SENTENCE)
+    rtfs.push(run.total / 1000 / run.seconds)
+  }
+  return median(rtfs)
+}
+
+/** Layers that make the runtime speak at TARGET_RTF here: a probe, then one correction (the tones cost a little too). */
+async function calibrate(): Promise<number> {
+  if (process.env.BENCH_LAYERS) return Number(process.env.BENCH_LAYERS)
+  let layers = 96
+  for (let step = 0; step < 2; step++) {
+    const rtf = await rtfOf(await loadVoice(probesDir, `en_US-probe${step}-low`, layers))
+    layers = Math.max(1, Math.round(layers * TARGET_RTF / rtf))
+  }
+  return layers
+}
+
+const LAYERS = await calibrate()
+const tts = await loadVoice(modelsDir, 'en_US-bench-low', LAYERS)
+const runtime = (text: string) => speak(tts, text)
 
 const server = await startBenchServer({ modelsDir, neuralProcesses: 1, neuralThreads: 1 })
 const endToEnd = async (text: string) => {
@@ -108,7 +148,7 @@ async function alignmentCost(sentences: readonly string[]) {
 }
 
 try {
-  console.log(`bench:neural — synthetic Piper voice, ${LAYERS} dense layers/token, ${RUNS} runs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  console.log(`bench:neural — synthetic Piper voice, ${LAYERS} dense layers/token (runtime at ${(await rtfOf(tts)).toFixed(3)} s per s of audio; target ${TARGET_RTF}), ${RUNS} runs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   // Warm both paths (model load, first-call costs).
   await runtime(SENTENCE)
   await endToEnd(SENTENCE)
@@ -125,6 +165,8 @@ try {
     const rtCpu = mean(rt.map((r) => r.cpu))
     const e2eCpu = mean(e2e.map((r) => r.cpu))
     console.log(`${name.padEnd(9)} audio ${median(e2e.map((r) => r.seconds)).toFixed(1)} s, ${runs} runs | runtime alone ${rtTotal.toFixed(0)} ms (first audio ${median(rt.map((r) => r.first)).toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | end to end ${e2eTotal.toFixed(0)} ms (first byte ${median(e2e.map((r) => r.first)).toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms) | overhead wall ${(e2eTotal / rtTotal).toFixed(2)}, CPU ${(e2eCpu / rtCpu).toFixed(2)}`)
+    const seconds = median(e2e.map((r) => r.seconds))
+    console.log(`${''.padEnd(9)} Parla added ${(e2eTotal - rtTotal).toFixed(0)} ms wall, ${(e2eCpu - rtCpu).toFixed(0)} ms CPU (${((e2eCpu - rtCpu) / seconds).toFixed(2)} ms CPU per second of audio)`)
   }
   const plainRuns: number[] = []
   const timed: Awaited<ReturnType<typeof sse>>[] = []
@@ -139,5 +181,5 @@ try {
   console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 } finally {
   await server.stop()
-  await rm(modelsDir, { recursive: true, force: true })
+  await rm(workDir, { recursive: true, force: true })
 }
