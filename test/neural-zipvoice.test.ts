@@ -8,6 +8,8 @@ import { createModel, waitForTraining } from './helpers/models.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
 import { voiceWav, wavBytes } from './helpers/voice-audio.js'
+import { generateBuiltinSamples } from '../src/services/models/builtin-samples.js'
+import { seedBuiltinVoices } from '../src/voices/seed.js'
 import { writePiperVoice, writeZipVoiceLayout, ZIPVOICE_TOKENS } from './support/neural-models.js'
 import { decodeTones, TOKEN_SECONDS } from './support/onnx/tone-vits.js'
 
@@ -21,6 +23,7 @@ let s: TestServer
 let modelsDir: string
 const RATE = 24_000
 const ZIPVOICE = 'neural-sherpa-onnx-zipvoice-tone'
+const PIPER = 'neural-en-us-tone-low'
 
 beforeAll(async () => {
   modelsDir = await mkdtemp(join(tmpdir(), 'parla-zipvoice-'))
@@ -133,5 +136,22 @@ describe('ZipVoice zero-shot cloning through the runtime', () => {
     const res = await speak({ text: 'Hello world.', references: [reference(300, '  ')] }, 's1')
     expect(res.status, res.body).toBe(422)
     expect(res.body).toMatch(/references.*text/)
+  })
+
+  it('a clone-only voice lists no sample of its own, and making the built-in samples leaves it out without errors', async () => {
+    const voices = await seedBuiltinVoices(s.deps.models.repo, s.deps.keys, s.deps.speech.engines)
+    const ours = voices.filter((v) => v.modelId === ZIPVOICE || v.modelId === PIPER)
+    expect(ours.map((v) => v.modelId).sort()).toEqual([PIPER, ZIPVOICE].sort())
+    const model = async (id: string) => (await s.app.inject({ method: 'GET', url: `/model/${id}`, headers: s.asAlice })).json() as { samples: unknown[] }
+    expect((await model(ZIPVOICE)).samples).toEqual([])
+    expect((await model(PIPER)).samples).toHaveLength(1)
+    const errors: unknown[] = []
+    const { db, blobs, speech } = s.deps
+    const made = await generateBuiltinSamples({ db, blobs, engines: speech.engines, shared: false, onError: (err) => errors.push(err) }, ours, new AbortController().signal)
+    expect(errors).toEqual([])
+    expect(made).toBe(1)
+    const sample = await s.app.inject({ method: 'GET', url: `/model/${PIPER}/samples/0`, headers: s.asAlice })
+    expect(sample.statusCode).toBe(200)
+    expect(sample.rawPayload.length).toBeGreaterThan(44)
   })
 })

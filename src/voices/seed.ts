@@ -25,6 +25,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   for (const v of voices) {
     if (await repo.findById(v.modelId)) continue
     const text = sampleText(v.voice.languages)
+    const sample = hasOwnSample(v) ? [{ key: sampleKey(v.modelId), filename: 'sample.wav', contentType: 'audio/wav', size: 0, text }] : []
     const record: ModelRecord = {
       id: v.modelId,
       accountId: PARLA_ACCOUNT.id,
@@ -40,7 +41,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
       tags: ['builtin', v.engineId, ...(v.voice.gender === 'unknown' ? [] : [v.voice.gender])],
       languages: v.voice.languages,
       titleLanguage: 'en',
-      samples: [{ key: sampleKey(v.modelId), filename: 'sample.wav', contentType: 'audio/wav', size: 0, text }],
+      samples: sample,
       quality: { created_at: now, updated_at: now, audios: [] },
       profile: null,
       builtinVoice: v.modelId,
@@ -54,10 +55,13 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
       createdAt: now,
       updatedAt: now,
     }
-    await repo.insertIfAbsent(record, [{ key: sampleKey(v.modelId), model_id: v.modelId, filename: 'sample.wav', content_type: 'audio/wav', size: 0 }])
+    await repo.insertIfAbsent(record, sample.map((x) => ({ key: x.key, model_id: v.modelId, filename: x.filename, content_type: x.contentType, size: 0 })))
   }
   return voices
 }
+
+/** A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample. */
+export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references'
 
 /** Speaks a built-in voice's sample text into its sample blob (`sampleKey`), replacing what is there. */
 export async function speakSample(v: BuiltinVoice, engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<void> {

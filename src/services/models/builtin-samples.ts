@@ -5,7 +5,7 @@ import type { BlobStore } from '../../store/blob/types.js'
 import type { Db } from '../../store/db/database.js'
 import { createJobRepository } from '../../store/db/repositories/jobs.js'
 import type { BuiltinVoice } from '../../voices/builtin.js'
-import { sampleKey, speakSample } from '../../voices/seed.js'
+import { hasOwnSample, sampleKey, speakSample } from '../../voices/seed.js'
 import { createJobRunner } from '../jobs/runner.js'
 
 export interface BuiltinSampleOptions {
@@ -21,11 +21,12 @@ export interface BuiltinSampleOptions {
 const KIND = 'voice-sample'
 
 /**
- * Speaks the sample clip of every built-in voice that has none (`GET /model/{id}/samples/0`), once for all
- * nodes on the database: each missing clip is a `voice-sample` job on the shared queue, so when nodes start
- * together each clip is spoken by one of them (they share the work), and a node that dies half-way leaves
- * its clip to another after the lease. Resolves with how many clips this node spoke, once no clip is queued or
- * being spoken on any node; `signal` (shutdown) hands this node's job back and stops.
+ * Speaks the sample clip of every built-in voice that has none (`GET /model/{id}/samples/0`; clone-only
+ * voices have no voice of their own and are left out), once for all nodes on the database: each missing clip
+ * is a `voice-sample` job on the shared queue, so when nodes start together each clip is spoken by one of them
+ * (they share the work), and a node that dies half-way leaves its clip to another after the lease. Resolves
+ * with how many clips this node spoke, once no clip is queued or being spoken on any node; `signal`
+ * (shutdown) hands this node's job back and stops.
  */
 export async function generateBuiltinSamples(options: BuiltinSampleOptions, voices: readonly BuiltinVoice[], signal: AbortSignal): Promise<number> {
   const { blobs, engines } = options
@@ -52,7 +53,7 @@ export async function generateBuiltinSamples(options: BuiltinSampleOptions, voic
     // A single node starting: any lease in the table is its own previous run's, which is gone.
     if (!options.shared) await jobs.releaseLeases(KIND)
     const have = new Set(await blobs.list('models/'))
-    for (const v of voices) if (!have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
+    for (const v of voices) if (hasOwnSample(v) && !have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
     runner.start()
     await Promise.race([runner.idle(), stopped])
   } finally {
