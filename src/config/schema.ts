@@ -30,6 +30,11 @@ export const ConfigSchema = Type.Object(
     asrMaxBytes: Type.Integer({ default: 20 * 1000 * 1000, minimum: 1024 }),
     /** Longest `text` accepted by the TTS endpoints, in characters. */
     maxTextLength: Type.Integer({ default: 20_000, minimum: 1 }),
+    /**
+     * Integrated loudness (BS.1770 LUFS) that speech is brought to when a request leaves `normalize_loudness`
+     * on (the default). -20 suits most speech apps; -23 / -24 is broadcast (EBU R128 / ATSC A/85), -16 podcasts.
+     */
+    loudnessTarget: Type.Number({ default: -20, minimum: -40, maximum: -10 }),
     /** Most inline `references` in one TTS request. */
     maxReferences: Type.Integer({ default: 8, minimum: 1 }),
     /** Largest single inline reference audio, in bytes. */

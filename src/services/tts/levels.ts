@@ -3,8 +3,9 @@ import { DEFAULT_TARGET_LUFS, measureLoudness } from '../../audio/loudness.js'
 import { concatSamples } from '../../audio/signal.js'
 
 /**
- * Output level: `normalize_loudness` brings each text chunk to DEFAULT_TARGET_LUFS (BS.1770 integrated
- * loudness, gated, so pauses do not count); `prosody.volume` and expression tags then add their gain.
+ * Output level: `normalize_loudness` brings each text chunk to the target (`loudnessTarget`, default
+ * DEFAULT_TARGET_LUFS; BS.1770 integrated loudness, gated, so pauses do not count); `prosody.volume` and
+ * expression tags then add their gain.
  * Pieces too short to measure (under 0.4 s) keep the gain of the chunk's first measurable piece.
  */
 const MIN_MEASURE_SEC = 0.4
@@ -12,12 +13,12 @@ const MAX_BOOST_DB = 20
 const MAX_CUT_DB = -20
 const CEILING = dbToGain(-0.5)
 
-/** Gain in dB that brings the piece to the target, or undefined when it is too short or silent to measure. */
-export function loudnessGainDb(samples: Float32Array, sampleRate: number): number | undefined {
+/** Gain in dB that brings the piece to `targetLufs`, or undefined when it is too short or silent to measure. */
+export function loudnessGainDb(samples: Float32Array, sampleRate: number, targetLufs = DEFAULT_TARGET_LUFS): number | undefined {
   if (samples.length < MIN_MEASURE_SEC * sampleRate) return undefined
   const lufs = measureLoudness(samples, sampleRate)
   if (!Number.isFinite(lufs)) return undefined
-  return Math.min(MAX_BOOST_DB, Math.max(MAX_CUT_DB, DEFAULT_TARGET_LUFS - lufs))
+  return Math.min(MAX_BOOST_DB, Math.max(MAX_CUT_DB, targetLufs - lufs))
 }
 
 /** Multiplies in place by `db`, lowered if needed so the peak stays under -0.5 dBFS. Returns the gain used, dB. */
@@ -39,14 +40,16 @@ export class ChunkLeveler {
   private readonly rate: number
   private readonly normalize: boolean
   private readonly extraDb: number
+  private readonly targetLufs: number
   private gainDb: number | undefined
   private pending: Float32Array[] = []
   private pendingLength = 0
 
-  constructor(rate: number, normalize: boolean, extraDb: number) {
+  constructor(rate: number, normalize: boolean, extraDb: number, targetLufs = DEFAULT_TARGET_LUFS) {
     this.rate = rate
     this.normalize = normalize
     this.extraDb = extraDb
+    this.targetLufs = targetLufs
     if (!normalize) this.gainDb = 0
   }
 
@@ -71,7 +74,7 @@ export class ChunkLeveler {
    * so its first blocks need not wait for 0.4 s of processed audio.
    */
   measure(samples: Float32Array): void {
-    if (this.gainDb === undefined && this.pending.length === 0) this.gainDb = loudnessGainDb(samples, this.rate)
+    if (this.gainDb === undefined && this.pending.length === 0) this.gainDb = loudnessGainDb(samples, this.rate, this.targetLufs)
   }
 
   private release(): Float32Array {
@@ -79,7 +82,7 @@ export class ChunkLeveler {
     const joined = this.pending.length === 1 ? this.pending[0]! : concatSamples(this.pending)
     this.pending = []
     this.pendingLength = 0
-    this.gainDb ??= loudnessGainDb(joined, this.rate) ?? 0
+    this.gainDb ??= loudnessGainDb(joined, this.rate, this.targetLufs) ?? 0
     applyGainWithCeiling(joined, this.gainDb + this.extraDb)
     return joined
   }

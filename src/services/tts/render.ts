@@ -46,6 +46,8 @@ export interface RenderOptions {
   readonly onAudio?: (engineId: string, seconds: number) => void
   /** `false`: nobody reads the alignment events' words, so engines need not find them (`CallOptions.words`). */
   readonly words?: boolean
+  /** Loudness (LUFS) that `normalizeLoudness` brings each chunk to; default DEFAULT_TARGET_LUFS. */
+  readonly targetLufs?: number
 }
 
 /**
@@ -102,7 +104,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     let processedSeconds = 0 // the same audio after DSP: the chunk's own timeline
     // A cloned voice's own level only counts when the caller did not ask for normalized loudness.
     const extraDb = params.volumeDb + chunk.expression.volumeDb + (params.normalizeLoudness ? 0 : plan.gainDb)
-    const leveler = new ChunkLeveler(rate, params.normalizeLoudness, extraDb)
+    const leveler = new ChunkLeveler(rate, params.normalizeLoudness, extraDb, options.targetLufs)
     const snapshot = (): RenderEvent => ({
       type: 'alignment',
       seq,

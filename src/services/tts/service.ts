@@ -50,6 +50,8 @@ export interface TtsServiceDeps {
   readonly encoders?: Partial<Record<AudioFormat, AudioEncoder>>
   /** An engine spoke `seconds` of audio for a request (see `RenderOptions.onAudio`). */
   readonly onAudio?: (engineId: string, seconds: number) => void
+  /** The `loudnessTarget` setting (see `RenderOptions.targetLufs`). */
+  readonly targetLufs?: number
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
@@ -95,6 +97,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
             ...(dueAt !== undefined && { dueAt }),
             ...(deps.onAudio && { onAudio: deps.onAudio }),
             ...(words === false && { words }),
+            ...(deps.targetLufs !== undefined && { targetLufs: deps.targetLufs }),
           }),
       }
     },

@@ -58,6 +58,7 @@ export function createTtsStack({ config, lookupModel, logger, ...options }: TtsS
       stretch: stretchAndShift,
       stretchStream: createStretcher,
       ...(options.onAudio && { onAudio: options.onAudio }),
+      targetLufs: config.loudnessTarget,
     }),
     close: () => engines.close(),
   }
