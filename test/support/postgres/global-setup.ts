@@ -19,5 +19,11 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   const server = await startThrowawayPostgres()
   project.provide('postgresUrl', server.url)
-  return () => server.stop()
+  // Vitest ends on Ctrl-C or SIGTERM with process.exit(), skipping this teardown: stop the server on the way out.
+  const onExit = () => server.stopNow()
+  process.once('exit', onExit)
+  return async () => {
+    process.off('exit', onExit)
+    await server.stop()
+  }
 }

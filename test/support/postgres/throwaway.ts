@@ -4,8 +4,9 @@
  * deleted by `stop()`. initdb refuses to run as root, so as root the cluster belongs to Debian's `postgres`
  * user; the package's default cluster (if Debian created one) is never used.
  */
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
 import { chmod, chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -18,6 +19,11 @@ export interface ThrowawayPostgres {
   /** `postgres://parla:…@127.0.0.1:<port>/postgres` */
   readonly url: string
   stop(): Promise<void>
+  /**
+   * The same, synchronously, for a process that is exiting without its teardown (Ctrl-C, a cancelled CI job):
+   * the server is a daemon and would otherwise outlive the run. Does nothing once stopped.
+   */
+  stopNow(): void
 }
 
 async function binDir(): Promise<string> {
@@ -59,8 +65,9 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   }
   await chmod(dir, 0o700)
   // As root, every PostgreSQL program runs as `postgres` (runuser keeps no privileges).
-  const pgRun = (program: string, args: string[]) =>
-    user ? run('runuser', ['-u', 'postgres', '--', join(bin, program), ...args]) : run(join(bin, program), args)
+  const command = (program: string, args: string[]): [string, string[]] =>
+    user ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args]
+  const pgRun = (program: string, args: string[]) => run(...command(program, args))
   const ctl = (args: string[]) => pgRun('pg_ctl', ['-D', data, ...args])
   try {
     await pgRun('initdb', ['-D', data, '-U', 'parla', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'])
@@ -72,12 +79,22 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     ]
     await ctl(['-l', join(dir, 'server.log'), '-w', '-t', '120', '-o', settings.join(' '), 'start'])
     let stopped: Promise<void> | undefined
+    const stopArgs = ['-D', data, '-m', 'immediate', '-w', 'stop']
     return {
       url: `postgres://parla:${password}@127.0.0.1:${port}/postgres`,
       stop: () =>
-        (stopped ??= ctl(['-m', 'immediate', '-w', 'stop'])
+        (stopped ??= pgRun('pg_ctl', stopArgs)
           .then(() => undefined)
           .finally(() => rm(dir, { recursive: true, force: true }))),
+      stopNow: () => {
+        if (stopped) return
+        stopped = Promise.resolve()
+        try {
+          execFileSync(...command('pg_ctl', stopArgs), { stdio: 'ignore' })
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      },
     }
   } catch (err) {
     await ctl(['-m', 'immediate', 'stop']).catch(() => {})
