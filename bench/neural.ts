@@ -39,7 +39,7 @@ import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
 import { mean, median } from './stats.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
-/** One sentence takes a tenth of a second: more runs, so the median is not one machine hiccup. */
+/** One sentence is a short call: more runs, so the median is not one machine hiccup. */
 const SENTENCE_RUNS = Number(process.env.BENCH_SENTENCE_RUNS ?? 30)
 const TARGET_RTF = Number(process.env.BENCH_RTF ?? 0.1)
 const RATE = 24_000
