@@ -45,4 +45,24 @@ describe('wer', () => {
     expect(alignWords(split('a b'), split('a'))).toEqual({ heard: [true, false], insertedBefore: [0, 0, 0] })
     expect(alignWords(split('x a'), split('a y'))).toEqual({ heard: [false, true], insertedBefore: [0, 0, 1] })
   })
+
+  it('counts the same edits as a plain Levenshtein distance on random word lists', () => {
+    // The textbook recurrence, as an oracle for the alignment-based count.
+    const levenshtein = (a: readonly string[], b: readonly string[]): number => {
+      let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+      for (let i = 1; i <= a.length; i++) {
+        const row = [i]
+        for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
+        prev = row
+      }
+      return prev[b.length]!
+    }
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const words = () => Array.from({ length: Math.floor(next() * 9) }, () => 'abcd'[Math.floor(next() * 4)]!)
+    for (let n = 0; n < 500; n++) {
+      const [a, b] = [words(), words()]
+      expect(wordEdits(a, b), `${a.join(' ')} → ${b.join(' ')}`).toBe(levenshtein(a, b))
+    }
+  })
 })

@@ -13,16 +13,9 @@ export function normalizeWords(text: string): string[] {
 
 /** Minimum substitutions + deletions + insertions turning `reference` into `hypothesis` (word level). */
 export function wordEdits(reference: readonly string[], hypothesis: readonly string[]): number {
-  let prev = Array.from({ length: hypothesis.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= reference.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= hypothesis.length; j++) {
-      const same = reference[i - 1] === hypothesis[j - 1]
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (same ? 0 : 1)))
-    }
-    prev = row
-  }
-  return prev[hypothesis.length]!
+  // In an optimal alignment every reference word not heard is one substitution or deletion, every extra word one insertion.
+  const { heard, insertedBefore } = alignWords(reference, hypothesis)
+  return heard.filter((h) => !h).length + insertedBefore.reduce((sum, n) => sum + n, 0)
 }
 
 /**
@@ -34,20 +27,18 @@ export function wordEdits(reference: readonly string[], hypothesis: readonly str
 export function alignWords(reference: readonly string[], hypothesis: readonly string[]): { heard: boolean[], insertedBefore: number[] } {
   const rows = reference.length + 1
   const cols = hypothesis.length + 1
-  // cost[i][j]: edits turning reference[0, i) into hypothesis[0, j); ties broken towards more matches.
-  const cost: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  const matches: number[][] = Array.from({ length: rows }, () => new Array<number>(cols).fill(0))
+  // cost[i][j]: edits turning reference[0, i) into hypothesis[0, j); matches[i][j]: the most exact matches
+  // among the scripts of that cost (ties go to hearing more words).
+  const cost = Array.from({ length: rows }, (_, i) => Int32Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  const matches = Array.from({ length: rows }, () => new Int32Array(cols))
+  const better = (c: number, m: number, i: number, j: number) => c < cost[i]![j]! || (c === cost[i]![j]! && m > matches[i]![j]!)
   for (let i = 1; i < rows; i++) {
     for (let j = 1; j < cols; j++) {
       const same = reference[i - 1] === hypothesis[j - 1]
-      const options: [number, number][] = [
-        [cost[i - 1]![j - 1]! + (same ? 0 : 1), matches[i - 1]![j - 1]! + (same ? 1 : 0)],
-        [cost[i - 1]![j]! + 1, matches[i - 1]![j]!],
-        [cost[i]![j - 1]! + 1, matches[i]![j - 1]!],
-      ]
-      const best = options.reduce((a, b) => (b[0] < a[0] || (b[0] === a[0] && b[1] > a[1]) ? b : a))
-      cost[i]![j] = best[0]
-      matches[i]![j] = best[1]
+      cost[i]![j] = cost[i - 1]![j - 1]! + (same ? 0 : 1)
+      matches[i]![j] = matches[i - 1]![j - 1]! + (same ? 1 : 0)
+      if (better(cost[i - 1]![j]! + 1, matches[i - 1]![j]!, i, j)) [cost[i]![j], matches[i]![j]] = [cost[i - 1]![j]! + 1, matches[i - 1]![j]!]
+      if (better(cost[i]![j - 1]! + 1, matches[i]![j - 1]!, i, j)) [cost[i]![j], matches[i]![j]] = [cost[i]![j - 1]! + 1, matches[i]![j - 1]!]
     }
   }
   const heard = new Array<boolean>(reference.length).fill(false)
@@ -55,13 +46,12 @@ export function alignWords(reference: readonly string[], hypothesis: readonly st
   let i = reference.length
   let j = hypothesis.length
   while (i > 0 || j > 0) {
-    const here = [cost[i]![j]!, matches[i]![j]!]
     const same = i > 0 && j > 0 && reference[i - 1] === hypothesis[j - 1]
-    if (i > 0 && j > 0 && cost[i - 1]![j - 1]! + (same ? 0 : 1) === here[0] && matches[i - 1]![j - 1]! + (same ? 1 : 0) === here[1]) {
+    if (i > 0 && j > 0 && cost[i - 1]![j - 1]! + (same ? 0 : 1) === cost[i]![j] && matches[i - 1]![j - 1]! + (same ? 1 : 0) === matches[i]![j]) {
       heard[i - 1] = same
       i--
       j--
-    } else if (i > 0 && cost[i - 1]![j]! + 1 === here[0] && matches[i - 1]![j]! === here[1]) {
+    } else if (i > 0 && cost[i - 1]![j]! + 1 === cost[i]![j] && matches[i - 1]![j] === matches[i]![j]) {
       i--
     } else {
       insertedBefore[i]!++
