@@ -8,13 +8,17 @@
  * normalized words, tells a miss of Parla's text (festival on Parla's words misheard too, where festival on the
  * raw text was heard) from the voice's or the recognizer's (every rendering misheard alike). Runs of single
  * letters are joined before scoring ("u s a" = "usa"), as the recognizer writes initialisms either way.
- * Run: npm run bench:intelligibility [-- --verbose]; env BENCH_GROUPS (comma-separated group names) runs only those.
+ * Run: npm run bench:intelligibility [-- --verbose] [--voice=<reference_id>] [--loudness=<LUFS>]. `--voice` has
+ * Parla speak with another voice than the default (festival's columns stay slt); `--loudness` sets the server's
+ * `loudnessTarget` (with "=": the value is negative). Env BENCH_GROUPS (comma-separated group names) runs only
+ * those groups.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { alignWords, corpusWer, normalizeWords } from '../src/asr/wer.js'
 import { planText } from '../src/text/plan.js'
 import { NORMALIZATION_ITEMS, type Item } from './intelligibility-items.js'
@@ -22,6 +26,10 @@ import { startBenchServer } from './server.js'
 
 const harvard = readFileSync(join(import.meta.dirname, '..', 'test', 'fixtures', 'language', 'en-harvard.txt'), 'utf8')
   .trim().split('\n').slice(100, 130).map((text) => ({ group: 'plain', text, said: text }))
+
+const { values: ARGS } = parseArgs({
+  options: { verbose: { type: 'boolean' }, voice: { type: 'string' }, loudness: { type: 'string' } },
+})
 
 /** `BENCH_GROUPS=times,acronyms`: only those groups (a quick re-check of one category). */
 const GROUPS = process.env.BENCH_GROUPS?.split(',').map((g) => g.trim())
@@ -67,16 +75,18 @@ function tokensHeard(said: string, hypothesis: string): boolean {
 interface Row { readonly item: Item, readonly parla: string, readonly festival: string, readonly festivalOnParlaWords: string }
 
 async function main(): Promise<void> {
-  console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${ITEMS.length} sentences`)
+  const voice = ARGS.voice ? `voice ${ARGS.voice}` : 'the default voice'
+  const level = ARGS.loudness ? `${ARGS.loudness} LUFS` : 'the default level'
+  console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${ITEMS.length} sentences; Parla speaks with ${voice} at ${level}`)
   const dir = await mkdtemp(join(tmpdir(), 'parla-intelligibility-'))
-  const server = await startBenchServer({}, ['tts'])
+  const server = await startBenchServer(ARGS.loudness ? { loudnessTarget: Number(ARGS.loudness) } : {}, ['tts'])
   const rows: Row[] = []
   try {
     for (const [i, item] of ITEMS.entries()) {
       const res = await fetch(`${server.url}/v1/tts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ text: item.text, format: 'wav', sample_rate: 16000 }),
+        body: JSON.stringify({ text: item.text, format: 'wav', sample_rate: 16000, ...(ARGS.voice && { reference_id: ARGS.voice }) }),
       })
       if (!res.ok) throw new Error(`/v1/tts answered ${res.status}: ${await res.text()}`)
       const wav = join(dir, `p${i}.wav`)
@@ -104,7 +114,7 @@ async function main(): Promise<void> {
     const n = list.length
     console.log(`| ${g} | ${n} | ${wer(list, (r) => r.parla)} % | ${wer(list, (r) => r.festival)} % | ${wer(list, (r) => r.festivalOnParlaWords)} % | ${right(list, (r) => r.parla)}/${n} | ${right(list, (r) => r.festivalOnParlaWords)}/${n} | ${tokens(list, (r) => r.parla)} | ${tokens(list, (r) => r.festival)} | ${tokens(list, (r) => r.festivalOnParlaWords)} |`)
   }
-  if (process.argv.includes('--verbose')) {
+  if (ARGS.verbose) {
     for (const r of rows) {
       console.log(`${r.item.text}\n  Parla:    ${r.parla}\n  festival: ${r.festival}\n  festival on "${parlaWords(r.item.text)}": ${r.festivalOnParlaWords}`)
     }
