@@ -83,6 +83,13 @@ describe('language decision', () => {
     expect(german.confidence).toBeGreaterThan(0.5)
   })
 
+  it('is sure of the default when no other language is likely, however little the detector knows', () => {
+    // tinyld gives English 0.05 here and every other language less.
+    const lincoln = decideLanguage('Lincoln delivered the Gettysburg Address in 1863.')
+    expect(lincoln).toMatchObject({ language: 'en', reason: 'default' })
+    expect(lincoln.confidence).toBeGreaterThan(0.9)
+  })
+
   it("stays in the server's configured default language for short or unclear text", () => {
     expect(planText('Hallo Welt', { ...base, defaultLanguage: 'de' })[0]?.language).toBe('de')
     expect(planText('Seite 204, Kapitel 11.', { ...base, defaultLanguage: 'de' })[0]?.language).toBe('de')

@@ -12,7 +12,10 @@ export type LanguageReason = 'script' | 'statistics' | 'default' | 'voice' | 'se
 
 export interface LanguageDecision {
   readonly language: string
-  /** 0..1: how sure the decision is (the share of the script, or the detector's score). */
+  /**
+   * 0..1: how sure the decision is: the share of the script, or the detector's score for the chosen language;
+   * for `default`, one minus the strongest other language's score.
+   */
   readonly confidence: number
   readonly reason: LanguageReason
 }
@@ -97,7 +100,10 @@ export function decideByStatistics(text: string, fallback: string): LanguageDeci
   const byWords = latin ? byFunctionWords(common.length >= MIN_WORDS ? common : words, text, fallback, ranked) : undefined
   if (byWords) return byWords
   if (!top) return stay(0.5)
-  return stay(top.lang === fallback ? top.accuracy : 1 - top.accuracy)
+  // Staying is as sure as the strongest other language is weak: tinyld's own score for the fallback is tiny on
+  // short text ("Lincoln delivered the Gettysburg Address in 1863." scores 0.05 for English), which says the
+  // detector knows little, not that another language is likely.
+  return stay(1 - (ranked.find((r) => r.lang !== fallback)?.accuracy ?? 0))
 }
 
 /** The language whose function words make up the sentence (see `FOREIGN_SHARE`); ties go to the detector's order. */
