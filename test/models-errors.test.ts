@@ -13,7 +13,7 @@ const err = (status: number, message: string) => ({ status, message })
 const issue = (loc: string[], type: string, msg: string) => ({ loc, type, msg, in: 'body' })
 const MISSING_TITLE = issue(['body', 'title'], 'missing', "Field required: add 'title'")
 const MISSING_VOICES = issue(['body', 'voices'], 'missing', "Field required: add at least one audio file as 'voices'")
-const BAD_JSON = err(400, "Body is not valid JSON: Body is not valid JSON but content-type is set to 'application/json'")
+const BAD_JSON = err(400, 'Body is not valid JSON though Content-Type is application/json; send one JSON object')
 const MALFORMED = (detail: string) => err(400, `Multipart body is malformed: ${detail}; send multipart/form-data with the boundary from the Content-Type header`)
 const ACCEPTED = 'send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A'
 

@@ -99,6 +99,12 @@ describe('enums and types', () => {
   ]
   it.each(CASES)('%s', async (_, extra, loc) => expectInvalid({ ...OK, ...extra }, loc))
 
+  it('a value outside a list of literals is told the values it may take', async () => {
+    const res = await post({ ...OK, format: 'flac' })
+    expect(res.statusCode).toBe(422)
+    expect(res.json()).toEqual([{ loc: ['body', 'format'], type: 'enum', msg: '\'format\' must be one of: "wav", "pcm", "mp3", "opus"', in: 'body' }])
+  })
+
   it('every latency and format value is accepted', async () => {
     for (const latency of ['low', 'balanced', 'normal']) await expectAudio({ ...OK, latency })
     for (const format of ['wav', 'mp3', 'opus']) {

@@ -22,6 +22,11 @@ interface AjvError {
 export function validationIssues(context: string, errors: readonly AjvError[]): ValidationIssue[] {
   const seen = new Set<string>()
   const issues: ValidationIssue[] = []
+  // A union of literals fails one `const` per branch; its issue lists them all, as an enum's does.
+  const constants = new Map<string, unknown[]>()
+  for (const e of errors) {
+    if (e.keyword === 'const') constants.set(e.instancePath, [...constants.get(e.instancePath) ?? [], e.params.allowedValue])
+  }
   for (const e of errors) {
     // anyOf/oneOf wrappers repeat what their branches said.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue
@@ -32,7 +37,9 @@ export function validationIssues(context: string, errors: readonly AjvError[]): 
     const key = loc.join('\u0000')
     if (seen.has(key)) continue
     seen.add(key)
-    issues.push({ loc, type: ajvType(e), msg: ajvMessage(e, path.at(-1)), ...(PARTS[context] ? { in: PARTS[context] } : {}) })
+    const allowed = e.keyword === 'const' ? constants.get(e.instancePath) : undefined
+    const msg = allowed ? oneOf(path.at(-1), allowed) : ajvMessage(e, path.at(-1))
+    issues.push({ loc, type: ajvType(e), msg, ...(PARTS[context] ? { in: PARTS[context] } : {}) })
   }
   return issues
 }
@@ -48,13 +55,18 @@ function ajvType(e: AjvError): string {
   return e.keyword
 }
 
+const fieldName = (field: string | undefined) => field ? `'${field}'` : 'value'
+
+const oneOf = (field: string | undefined, values: readonly unknown[]) =>
+  `${fieldName(field)} must be one of: ${values.map((v) => JSON.stringify(v)).join(', ')}`
+
 function ajvMessage(e: AjvError, field: string | undefined): string {
-  const name = field ? `'${field}'` : 'value'
+  const name = fieldName(field)
   switch (e.keyword) {
     case 'required':
       return `Field required: add '${String(e.params.missingProperty)}'`
     case 'enum':
-      return `${name} must be one of: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+      return oneOf(field, e.params.allowedValues as unknown[])
     case 'type':
       return `${name} must be of type ${String(e.params.type)}`
     case 'minimum':
@@ -66,6 +78,8 @@ function ajvMessage(e: AjvError, field: string | undefined): string {
 }
 
 const invalidJson = (err: Error): SpeechError => new SpeechError('bad_request', `Body is not valid JSON: ${err.message}`)
+/** Fastify's own message for this says no more than its code ("Body is not valid JSON but content-type is set to…"). */
+const INVALID_JSON_BODY = 'Body is not valid JSON though Content-Type is application/json; send one JSON object'
 
 /** Fastify and Ajv errors as the one internal error; each surface's mapper starts here. */
 export function fromFastifyError(err: FastifyError): SpeechError {
@@ -84,6 +98,7 @@ export function fromFastifyError(err: FastifyError): SpeechError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new SpeechError('bad_request', 'Body is empty but Content-Type is application/json; send a JSON object')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new SpeechError('bad_request', INVALID_JSON_BODY)
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return invalidJson(err)
     case 'FST_REQ_FILE_TOO_LARGE':
