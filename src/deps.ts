@@ -11,6 +11,7 @@ import { createModelService, type ModelService, type ModelServiceOptions } from 
 import { SpeechError } from './errors.js'
 import type { TtsService } from './services/tts/service.js'
 import { createTtsStack, type TtsStack } from './services/tts/stack.js'
+import { loadPronunciations } from './services/tts/pronunciations-file.js'
 import type { ModelLookup } from './services/tts/voice-resolver.js'
 import type { VoiceProfile } from './voices/types.js'
 import { createAsrService, type AsrService } from './services/asr/service.js'
@@ -87,9 +88,10 @@ export interface DepsOverrides {
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.dataDir)
   const logger = overrides.logger ?? createLogger(config.logLevel)
-  // Before anything is opened: a wrong asrEngine stops startup with nothing to clean up.
+  // Before anything is opened: a wrong asrEngine or pronunciations file stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
   const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
+  const pronunciations = loadPronunciations(config.pronunciations)
   const databaseUrl = overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl
   const onIdleError = (err: Error) => logger.warn({ err }, '[database] a pooled connection failed; it is replaced')
   const db = await openDatabase(dialectFor(databaseUrl, dataDir, { onIdleError, poolSize: config.databasePoolSize }))
@@ -149,6 +151,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const speech = createTtsStack({
     onAudio: cost.record,
     config,
+    pronunciations,
     lookupModel,
     logger,
     aliases,

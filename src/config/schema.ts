@@ -35,6 +35,11 @@ export const ConfigSchema = Type.Object(
      * on (the default). -20 suits most speech apps; -23 / -24 is broadcast (EBU R128 / ATSC A/85), -16 podcasts.
      */
     loudnessTarget: Type.Number({ default: -20, minimum: -40, maximum: -10 }),
+    /**
+     * A JSON file of words and how to say them (`{"nginx": "engine x"}`), for names and jargon the voices get
+     * wrong; read at start. Empty: none.
+     */
+    pronunciations: Type.String({ default: '' }),
     /** Most inline `references` in one TTS request. */
     maxReferences: Type.Integer({ default: 8, minimum: 1 }),
     /** Largest single inline reference audio, in bytes. */

@@ -3,6 +3,7 @@ import { decideLanguage, normalizeLanguageCode, scriptLanguage } from './languag
 import type { LanguageDecision } from './language-decision.js'
 import { buildLayout } from './layout.js'
 import { normalizeWord } from './normalize/index.js'
+import { NO_PRONUNCIATIONS, type Pronunciations } from './pronunciations.js'
 import { measure, renderChunk } from './render.js'
 import { BREAK, NATURAL_PAUSE_MS, segment, type Unit } from './segment.js'
 import { expressionKey, parseTags } from './tags.js'
@@ -65,14 +66,15 @@ function languages(units: readonly Unit[], options: TextPipelineOptions): Langua
   return out
 }
 
-function spokenForms(units: readonly Unit[], langs: readonly string[], normalize: boolean): string[] {
-  if (!normalize) return units.map((u) => u.word.text)
+/** What the engine says for each word: the operator's lexicon first, then (when asked) the normalizer. */
+function spokenForms(units: readonly Unit[], langs: readonly string[], normalize: boolean, lexicon: Pronunciations): string[] {
   const near = (i: number, k: number): string | undefined => {
     const other = units[k]
     return other && other.sentence === (units[i] as Unit).sentence ? other.word.text : undefined
   }
-  return units.map((u, i) => normalizeWord(u.word.text, langs[i] ?? 'en',
-    { prev: near(i, i - 1), prev2: near(i, i - 2), next: near(i, i + 1) }))
+  return units.map((u, i) => lexicon.say(u.word.text) ?? (normalize
+    ? normalizeWord(u.word.text, langs[i] ?? 'en', { prev: near(i, i - 1), prev2: near(i, i - 2), next: near(i, i + 1) })
+    : u.word.text))
 }
 
 /**
@@ -85,7 +87,7 @@ export function planText(text: string, options: TextPipelineOptions): TextChunk[
   if (units.length === 0) return []
   const decisions = languages(units, options)
   const langs = decisions.map((d) => d.language)
-  const spoken = spokenForms(units, langs, options.normalize)
+  const spoken = spokenForms(units, langs, options.normalize, options.pronunciations ?? NO_PRONUNCIATIONS)
   const layout = buildLayout(text, units, tags, spoken)
   const keys = units.map((u) => expressionKey(u.expression))
   const last = units.length - 1

@@ -1,4 +1,5 @@
 import type { LanguageDecision } from './language-decision.js'
+import type { Pronunciations } from './pronunciations.js'
 
 /**
  * What the text pipeline hands to synthesis. The user's text is parsed for expression tags and speaker
@@ -70,4 +71,6 @@ export interface TextPipelineOptions {
   readonly defaultLanguage?: string
   /** Languages of the voice the caller chose: detection prefers them where the text is ambiguous. */
   readonly voiceLanguages?: readonly string[]
+  /** The operator's lexicon (setting `pronunciations`), applied whether or not `normalize` is on. */
+  readonly pronunciations?: Pronunciations
 }

@@ -2,7 +2,7 @@ import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/type
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
 import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../principal.js'
-import { planText } from '../../text/index.js'
+import { planText, type Pronunciations } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
@@ -52,6 +52,8 @@ export interface TtsServiceDeps {
   readonly onAudio?: (engineId: string, seconds: number) => void
   /** The `loudnessTarget` setting (see `RenderOptions.targetLufs`). */
   readonly targetLufs?: number
+  /** The operator's lexicon (setting `pronunciations`). */
+  readonly pronunciations?: Pronunciations
 }
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
@@ -69,6 +71,7 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
         ...(params.languageHint && { languageHint: params.languageHint }),
         ...(params.defaultLanguage && { defaultLanguage: params.defaultLanguage }),
         ...(voiceLanguages && { voiceLanguages }),
+        ...(deps.pronunciations && { pronunciations: deps.pronunciations }),
       })
       let chunks = plan(params.latency)
       const needs = chunks.map((c) => ({ speaker: c.speaker, language: c.language }))

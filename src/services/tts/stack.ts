@@ -8,6 +8,7 @@ import type { AudioEncoder, AudioFormat } from '../../audio/types.js'
 import { createEngineSet, type EngineSet } from '../../engines/tts/engine-set.js'
 import type { TtsEngineRegistry } from '../../engines/tts/registry.js'
 import type { Logger } from '../../logger.js'
+import type { Pronunciations } from '../../text/index.js'
 import { createTtsService, type TtsService } from './service.js'
 import { parseVoiceRoutes } from './routes.js'
 import { createVoiceLanguages, createVoiceResolver, type ModelLookup, type VoiceResolver } from './voice-resolver.js'
@@ -36,6 +37,8 @@ export interface TtsStackOptions {
   readonly aliases?: VoiceAliases
   /** An engine spoke `seconds` of audio for a request. */
   readonly onAudio?: (engineId: string, seconds: number) => void
+  /** The operator's lexicon, read from the `pronunciations` file before anything was opened. */
+  readonly pronunciations?: Pronunciations
 }
 
 /** Engines, built-in voices, reference analysis and the TTS service, wired together. */
@@ -59,6 +62,7 @@ export function createTtsStack({ config, lookupModel, logger, ...options }: TtsS
       stretchStream: createStretcher,
       ...(options.onAudio && { onAudio: options.onAudio }),
       targetLufs: config.loudnessTarget,
+      ...(options.pronunciations && { pronunciations: options.pronunciations }),
     }),
     close: () => engines.close(),
   }
