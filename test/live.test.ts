@@ -82,6 +82,7 @@ describe('WebSocket /v1/tts/live (raw ws client)', () => {
     ['an unknown reference_id', (c: LiveClient) => c.send({ event: 'start', request: { text: '', reference_id: 'nobody' } }), /Voice model 'nobody' not found/],
     ['text that is not a string', (c: LiveClient) => (c.send({ event: 'start', request: PCM }), c.send({ event: 'text', text: 5 })), /"text" as a string/],
     ['start while running', (c: LiveClient) => (c.send({ event: 'start', request: PCM }), c.send({ event: 'start', request: PCM })), /"start" while an utterance is running/],
+    ['debug "yes"', (c: LiveClient) => c.send({ event: 'start', request: PCM, debug: 'yes' }), /"debug" must be true or false/],
   ])('a bad frame (%s) gets finish/error saying what was wrong; the socket stays usable', async (_, bad, message) => {
     const c = await connect()
     bad(c)
@@ -141,6 +142,30 @@ describe('WebSocket /v1/tts/live (raw ws client)', () => {
       expect(seconds16k(audio)).toBeGreaterThan(0.4)
     },
   )
+
+  it('with debug, log frames say how the language was decided, before that text\'s audio; without, none', async () => {
+    const c = await connect()
+    const from = c.received.length
+    c.send({ event: 'start', request: PCM, debug: true })
+    c.send({ event: 'text', text: 'Lincoln delivered the Gettysburg Address in 1863. ' })
+    c.send({ event: 'flush' })
+    await c.waitFor((r) => r.frame.event === 'audio', from)
+    c.send({ event: 'text', text: 'Guten Tag, wie geht es Ihnen heute? Mir geht es sehr gut, danke. ' })
+    c.send({ event: 'text', text: 'Ich habe heute keine Zeit für dich, aber morgen gerne wieder. ' })
+    c.send({ event: 'stop' })
+    const { finish, index } = await c.finish(from)
+    expect(finish).toEqual({ event: 'finish', reason: 'stop' })
+    const frames = c.received.slice(from, index).map((r) => r.frame)
+    const logs = frames.flatMap((f, i) => (f.event === 'log' ? [{ i, message: f.message }] : []))
+    // The English default (nothing else likely), then German once the session's text is German.
+    expect(logs[0]).toEqual({ i: 0, message: expect.stringMatching(/^language en; confidence=0\.9\d; reason=default$/) })
+    expect(logs.at(-1)?.message).toMatch(/^language de; confidence=[01]\.\d\d; reason=statistics$/)
+    expect(logs.at(-1)!.i).toBeLessThan(frames.length - 1)
+    expect(frames.every((f) => f.event === 'audio' || f.event === 'log')).toBe(true)
+    // The same session without debug: audio only.
+    const quiet = await c.speak(PCM, 'Lincoln delivered the Gettysburg Address in 1863.')
+    expect(c.received.slice(index + 1, quiet.index).every((r) => r.frame.event === 'audio')).toBe(true)
+  })
 
   it('finish never arrives in the same tick as the last audio frame', async () => {
     const c = await connect()

@@ -2,7 +2,7 @@
 export { planText } from './plan.js'
 export { parseTags, lookupTag, combineTags, NEUTRAL_EXPRESSION, type TagSpan, type TagLookup } from './tags.js'
 export { TAG_ENTRIES, TAG_MODIFIERS, PROSODY_LIMITS, type TagEntry, type TagKind } from './tag-table.js'
-export { decideLanguage, detectLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
+export { decideLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'
 export type { LanguageDecision, LanguageReason } from './language-decision.js'
 export { normalizeWord, NORMALIZED_LANGUAGES } from './normalize/index.js'
 export { normalizeEnglish } from './normalize/en.js'

@@ -48,13 +48,3 @@ export function decideLanguage(text: string, fallback = 'en'): LanguageDecision 
   if (byScript) return { language: byScript, confidence: 1, reason: 'script' }
   return decideByStatistics(sample, normalizeLanguageCode(fallback))
 }
-
-/**
- * Language of `text` as a lower-case code (see `decideLanguage`). `preferred` (the languages of the voice the
- * caller chose; default English) is what short or ambiguous text stays in; text the detector gives to another
- * of the voice's languages goes to that one.
- */
-export function detectLanguage(text: string, preferred?: readonly string[]): string {
-  const prefer = preferred && preferred.length > 0 ? preferred.map(normalizeLanguageCode) : ['en']
-  return decideLanguage(text, prefer[0]).language
-}

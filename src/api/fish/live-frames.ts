@@ -5,7 +5,7 @@ import { TtsRequestBody } from './tts-schemas.js'
 
 /** A client frame of `/v1/tts/live` that passed validation (fish-compat §6.2). */
 export type LiveFrame =
-  | { readonly event: 'start'; readonly request: TtsRequestBody }
+  | { readonly event: 'start'; readonly request: TtsRequestBody; readonly debug: boolean }
   | { readonly event: 'text'; readonly text: string }
   | { readonly event: 'flush' }
   | { readonly event: 'stop' }
@@ -30,7 +30,10 @@ export function parseLiveFrame(data: Buffer, isBinary: boolean): LiveFrame {
   }
   if (!isMap(frame)) throw new SpeechError('bad_request', 'frame must be a MessagePack map with an "event" key')
   const { event } = frame
-  if (event === 'start') return { event, request: startRequest(frame.request) }
+  if (event === 'start') {
+    const request = startRequest(frame.request)
+    return { event, request, debug: debugFlag(frame.debug) || debugFlag((request as { debug?: unknown }).debug) }
+  }
   if (event === 'text') {
     if (typeof frame.text !== 'string') throw new SpeechError('bad_request', 'text event needs "text" as a string')
     return { event, text: frame.text }
@@ -38,6 +41,16 @@ export function parseLiveFrame(data: Buffer, isBinary: boolean): LiveFrame {
   if (event === 'flush' || event === 'stop') return { event }
   const name = JSON.stringify(event) ?? 'undefined'
   throw new SpeechError('bad_request', `unknown event ${name.slice(0, 80)}; send start, text, flush or stop`)
+}
+
+/**
+ * Fish's `debug` on `start` (beside `request`, or inside it): the server then sends `log` frames, here how the
+ * text's language was decided. Absent means off.
+ */
+function debugFlag(value: unknown): boolean {
+  if (value === undefined || value === null) return false
+  if (typeof value !== 'boolean') throw new SpeechError('bad_request', 'invalid start: "debug" must be true or false')
+  return value
 }
 
 /** `start.request` is the `/v1/tts` body with `text` optional (text usually follows in `text` frames). */

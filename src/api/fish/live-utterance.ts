@@ -6,7 +6,8 @@ import type { Principal } from '../../principal.js'
 import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
 import { meteredSpeech } from '../../services/account/metered-speech.js'
 import type { QuotaTicket } from '../../services/account/quota.js'
-import { detectLanguage } from '../../text/index.js'
+import { decideLanguage, type LanguageDecision } from '../../text/index.js'
+import { describeLanguages } from './language-note.js'
 import { pauseAfterMs, plainText, splitFirstPhrase, TextBuffer } from './live-buffer.js'
 
 /** Pause reading the synthesis while this much audio waits in the socket, so slow readers bound memory. */
@@ -40,6 +41,8 @@ export interface UtteranceContext {
   failed(err: unknown): void
   /** The socket's quota admission: text is charged as it is spoken, and its audio counted. */
   readonly quota?: QuotaTicket
+  /** The client's `start` asked for `debug`: `log` frames say how each unit's language was decided. */
+  readonly debug?: boolean
 }
 
 /**
@@ -74,6 +77,8 @@ export class Utterance {
   /** `stop` came and its `finish` is not sent yet (the encoder's tail and the finish gap are still ahead). */
   private finishing = false
   private ticket: AdmissionTicket | null = null
+  /** The last `log` sent (debug sessions): a unit decided as the one before says nothing new. */
+  private lastLog: string | undefined
   private letGo: NodeJS.Timeout | undefined
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
@@ -115,9 +120,9 @@ export class Utterance {
   speak(text: string): void {
     if (text === '') return
     this.heard = `${this.heard} ${plainText(text, this.params.dialect)}`.slice(-HEARD_CHARS)
-    const language = detectLanguage(this.heard, this.params.defaultLanguage ? [this.params.defaultLanguage] : undefined)
+    const decision = decideLanguage(this.heard, this.params.defaultLanguage ?? 'en')
     const waiting = this.inflight === 0 && this.leadSec() < SPLIT_BELOW_LEAD_SEC && this.params.latency !== 'normal'
-    for (const unit of waiting ? splitFirstPhrase(text, this.params.dialect) : [text]) this.enqueue(unit, language)
+    for (const unit of waiting ? splitFirstPhrase(text, this.params.dialect) : [text]) this.enqueue(unit, decision)
   }
 
   /** Speaks what is left, then sends `finish` and calls `done`. */
@@ -147,9 +152,9 @@ export class Utterance {
     this.ctx.send({ event: 'finish', reason: 'stop' })
   }
 
-  private enqueue(unit: string, language: string): void {
+  private enqueue(unit: string, session: LanguageDecision): void {
     this.inflight++
-    const params = { ...this.params, text: unit, languageHint: language, presplit: true }
+    const params = { ...this.params, text: unit, languageHint: session.language, presplit: true }
     // The first unit queues behind the voice check only; it is planned meanwhile.
     const early = this.enqueued ? undefined : this.ctx.tts.prepare(params, this.ctx.principal, this.signal)
     this.enqueued = true
@@ -164,6 +169,7 @@ export class Utterance {
         await quota?.charge(unit.length)
         const speech = quota ? meteredSpeech(prepared, quota) : prepared
         if (speech.chunks.length > 0) this.planned = true
+        if (this.ctx.debug) await this.logLanguages(speech.chunks.map((c) => (c.languageDecision.reason === 'session' ? session : c.languageDecision)))
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
         const lead = this.leadSec()
@@ -231,6 +237,19 @@ export class Utterance {
     const padded = new Uint8Array(MIN_FRAME_BYTES)
     padded.set(out)
     return padded
+  }
+
+  /**
+   * A `log` frame with the unit's language decisions (the session's own, decided on all its text so far, for
+   * chunks that follow it), when they differ from the last one sent. A turn of the event loop follows, as
+   * after audio (see `sendAudio`), so a client that keeps one message per read loses no audio to it.
+   */
+  private async logLanguages(decisions: readonly LanguageDecision[]): Promise<void> {
+    const languages = describeLanguages(decisions)
+    if (languages === undefined || languages === this.lastLog || this.signal.aborted) return
+    this.lastLog = languages
+    this.ctx.send({ event: 'log', message: `language ${languages}` })
+    await new Promise((resolve) => setImmediate(resolve))
   }
 
   /** Seconds of audio the client has been sent but, playing in real time, has not played yet. */

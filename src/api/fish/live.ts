@@ -24,8 +24,9 @@ export const RESTART_CLOSE_CODE = 1012
 
 /**
  * `GET /v1/tts/live`: real-time TTS over binary MessagePack frames (fish-compat §6). Client frames:
- * `start {request}`, `text {text}`, `flush`, `stop`. Server frames: `audio {audio: bin}`, then
- * `finish {reason: "stop"}`, or `finish {reason: "error", message}`. A socket may `start` again after
+ * `start {request, debug?}`, `text {text}`, `flush`, `stop`. Server frames: `audio {audio: bin}`, then
+ * `finish {reason: "stop"}`, or `finish {reason: "error", message}`; with `debug: true`, also
+ * `log {message}` before the audio of text whose language decision is new. A socket may `start` again after
  * `finish`; it closes after `liveIdleTimeoutSec` without frames or heartbeats from the client, unless synthesis
  * for it is under way (and being read); a peer that stops answering the server's pings is dropped.
  */
@@ -156,7 +157,7 @@ class LiveSession {
   }
 
   private handle(frame: LiveFrame): void {
-    if (frame.event === 'start') return this.start(frame.request)
+    if (frame.event === 'start') return this.start(frame.request, frame.debug)
     const { event } = frame
     const s = this.started
     if (!s) {
@@ -177,7 +178,7 @@ class LiveSession {
     else s.stop(() => this.started === s && (this.started = null))
   }
 
-  private start(body: TtsRequestBody): void {
+  private start(body: TtsRequestBody, debug: boolean): void {
     if (this.started) {
       throw new SpeechError('bad_request', '"start" while an utterance is running; send "stop" and wait for "finish" first')
     }
@@ -190,6 +191,7 @@ class LiveSession {
       send: (frame: object) => this.send(frame),
       failed: (err: unknown) => this.fail(s, err),
       ...(this.quota && { quota: this.quota }),
+      debug,
     }
     const s: Utterance = new Utterance(params, ctx, this.closed.signal)
     this.started = s

@@ -11,6 +11,7 @@ import { meteredSpeech } from '../../services/account/metered-speech.js'
 import { sseEvents } from './sse.js'
 import { encodedAudio } from '../../services/tts/encoded-audio.js'
 import { ModelHeader, TtsRequestBody } from './tts-schemas.js'
+import { describeLanguages } from './language-note.js'
 
 const ENGINE_NOTE =
   'Sampling fields (temperature, top_p, repetition_penalty, max_new_tokens, condition_on_previous_chunks, early_stop_threshold) ' +
@@ -63,11 +64,8 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
  * Text with several languages lists each once, in order.
  */
 function languageHeaders(reply: FastifyReply, speech: PreparedSpeech): void {
-  const seen = new Map<string, string>()
-  for (const { languageDecision: d } of speech.chunks) {
-    if (!seen.has(d.language)) seen.set(d.language, `${d.language}; confidence=${d.confidence.toFixed(2)}; reason=${d.reason}`)
-  }
-  if (seen.size > 0) void reply.header('x-parla-language', [...seen.values()].join(', '))
+  const languages = describeLanguages(speech.chunks.map((c) => c.languageDecision))
+  if (languages) void reply.header('x-parla-language', languages)
 }
 
 /**

@@ -42,7 +42,7 @@ export interface TtsService {
 
 export interface TtsServiceDeps {
   readonly resolveVoices: VoiceResolver
-  /** Languages of the voice the request names, preferred by language detection (see `detectLanguage`). */
+  /** Languages of the voice the request names, preferred by language detection (see `decideLanguage`). */
   readonly voiceLanguages?: (params: TtsParams, principal: Principal) => Promise<readonly string[] | undefined>
   readonly stretch?: Stretcher
   readonly stretchStream?: StretchStreamFactory
