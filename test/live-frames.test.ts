@@ -2,6 +2,7 @@ import { encode } from '@msgpack/msgpack'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { LiveClient } from './helpers/live.js'
+import { parseLiveFrame } from '../src/api/fish/live-frames.js'
 
 const PCM = { format: 'pcm', sample_rate: 16000 }
 
@@ -96,5 +97,22 @@ describe('live socket: frames validated, close codes that say why', () => {
     await bad(15)
     expect((await c.speak(PCM, 'Still here.')).finish).toEqual({ event: 'finish', reason: 'stop' })
     expect(c.closed).toBeUndefined()
+  })
+})
+
+describe('live socket: the start frame\'s debug flag', () => {
+  const start = (frame: Record<string, unknown>) => parseLiveFrame(Buffer.from(encode({ event: 'start', ...frame })), true)
+
+  it('is read beside the request or inside it, and is off when absent or nil', () => {
+    expect(start({ request: { text: '' }, debug: true })).toMatchObject({ event: 'start', debug: true })
+    expect(start({ request: { text: '', debug: true } })).toMatchObject({ event: 'start', debug: true })
+    expect(start({ request: { text: '' } })).toMatchObject({ event: 'start', debug: false })
+    expect(start({ request: { text: '' }, debug: null })).toMatchObject({ event: 'start', debug: false })
+    expect(start({ request: { text: '' }, debug: false })).toMatchObject({ event: 'start', debug: false })
+  })
+
+  it('is refused when it is not a boolean, wherever it is', () => {
+    expect(() => start({ request: { text: '' }, debug: 1 })).toThrow(/"debug" must be true or false/)
+    expect(() => start({ request: { text: '', debug: 'yes' } })).toThrow(/"debug" must be true or false/)
   })
 })
