@@ -92,6 +92,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const neural = neuralSettingsFrom(config, dataDir)
   const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
   const pronunciations = loadPronunciations(config.pronunciations)
+  if (pronunciations.size > 0) logger.info({ file: config.pronunciations, entries: pronunciations.size }, 'pronunciations loaded')
   const databaseUrl = overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl
   const onIdleError = (err: Error) => logger.warn({ err }, '[database] a pooled connection failed; it is replaced')
   const db = await openDatabase(dialectFor(databaseUrl, dataDir, { onIdleError, poolSize: config.databasePoolSize }))

@@ -35,7 +35,10 @@ describe('pronunciations', () => {
 
   it('is refused with the entry to fix', () => {
     expect(() => parsePronunciations(['nginx'], 'p.json')).toThrow(/p\.json: expected one JSON object/)
-    expect(() => parsePronunciations({ 'New York': 'noo york' }, 'p.json')).toThrow(/"New York" is not one word/)
+    expect(() => parsePronunciations({ 'New York': 'noo york' }, 'p.json')).toThrow(/"New York" is not one word .*reads "New" "York"/)
+    expect(() => parsePronunciations({ 'Wi-Fi!': 'why fye' }, 'p.json')).toThrow(/"Wi-Fi!" is not one word .*reads "Wi-Fi"/)
+    expect(() => parsePronunciations({ '': 'nothing' }, 'p.json')).toThrow(/reads no word at all/)
+    expect(parsePronunciations({ 'node.js': 'node jay ess', "don't": 'do not', 'C++': 'see plus plus' }, 'p.json').size).toBe(3)
     expect(() => parsePronunciations({ nginx: '' }, 'p.json')).toThrow(/"nginx" needs a non-empty string/)
     expect(() => parsePronunciations({ nginx: 5 }, 'p.json')).toThrow(/"nginx" needs a non-empty string/)
     expect(() => parsePronunciations({ nginx: 'x'.repeat(201) }, 'p.json')).toThrow(/at most 200/)

@@ -1,3 +1,5 @@
+import { splitWords } from './words.js'
+
 /**
  * The operator's pronunciation lexicon: written words and how to say them ("nginx" → "engine x", "Parla" →
  * "Parr la"), for names, brands and jargon that no engine's lexicon knows. It applies before normalization and
@@ -32,8 +34,11 @@ export function parsePronunciations(json: unknown, source: string): Pronunciatio
   const exact = new Map<string, string>()
   const anyCase = new Map<string, string>()
   for (const [word, say] of entries) {
-    if (word.trim() === '' || /\s/u.test(word)) {
-      throw problem(`"${word}" is not one word; entries are single words as written (no spaces)`)
+    // A key the pipeline reads as other words ("Wi-Fi!" is the word "Wi-Fi") would never match: say so now.
+    const read = splitWords(word, []).map((w) => w.text)
+    if (read.length !== 1 || read[0] !== word) {
+      const as = read.length === 0 ? 'no word at all' : read.map((w) => `"${w}"`).join(' ')
+      throw problem(`"${word}" is not one word as the text is read (it reads ${as}); entries are single words as written`)
     }
     if (typeof say !== 'string' || say.trim() === '') throw problem(`"${word}" needs a non-empty string to say`)
     if (say.length > MAX_SAY_LENGTH) throw problem(`"${word}" is said in ${say.length} characters; at most ${MAX_SAY_LENGTH}`)
