@@ -1,4 +1,4 @@
-import { writeFile, mkdir } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { KeyRepository } from '../store/db/repositories/keys.js'
 
@@ -11,6 +11,10 @@ export async function ensureFirstKey(keys: KeyRepository, dataDir: string): Prom
   const { key } = await keys.create('default')
   const dir = resolve(dataDir)
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'api-key'), `${key}\n`, { mode: 0o600 })
+  // Written beside and renamed into place, so whoever reads the file (a script waiting for it, `parla` on the
+  // same machine) sees the whole key or no file, never an empty one between its creation and its write.
+  const temp = join(dir, `.api-key.${process.pid}.tmp`)
+  await writeFile(temp, `${key}\n`, { mode: 0o600 })
+  await rename(temp, join(dir, 'api-key'))
   return key
 }
