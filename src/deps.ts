@@ -90,7 +90,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const logger = overrides.logger ?? createLogger(config.logLevel)
   // Before anything is opened: a wrong asrEngine or pronunciations file stops startup with nothing to clean up.
   const neural = neuralSettingsFrom(config, dataDir)
-  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers)
+  const asrEngine = await asrEngineFromSettings(config.asrEngine, neural, config.asrWorkers, logger)
   const pronunciations = loadPronunciations(config.pronunciations)
   if (pronunciations.size > 0) logger.info({ file: config.pronunciations, entries: pronunciations.size }, 'pronunciations loaded')
   const databaseUrl = overrides.inMemory ? 'sqlite::memory:' : config.databaseUrl

@@ -2,7 +2,8 @@ import { encode } from '@msgpack/msgpack'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createLogger } from '../src/logger.js'
 import { toWav } from './support/asr-speech.js'
 import { loadConfig } from '../src/config/load.js'
 import { createDeps } from '../src/deps.js'
@@ -89,6 +90,29 @@ describe('/v1/asr through a neural ASR package', () => {
     for (const [id, message] of [['nothing-here', /no model package 'nothing-here'/], ['en_US-tone-low', /'en_US-tone-low' is a tts model/]] as const) {
       const config = loadConfig({ env: {}, flags: { dataDir: '/tmp/parla-test-unused', modelsDir, asrEngine: id } })
       await expect(createDeps(config, { inMemory: true })).rejects.toThrow(message)
+    }
+  })
+})
+
+describe('neuralIdleSec with an ASR package', () => {
+  it('stops the idle recognizer processes, and the next request starts them and hears the same words', async () => {
+    const lines: string[] = []
+    const idle = await startTestServer({ modelsDir, asrEngine: 'sherpa-onnx-nemo-ctc-en-tone', neuralIdleSec: 0.3, logLevel: 'info' },
+      { logger: createLogger('info', { write: (line: string) => void lines.push(line) }) })
+    try {
+      const hear = async () => {
+        const res = await idle.app.inject({ method: 'POST', url: '/v1/asr', headers: { ...idle.asAlice, 'content-type': 'application/msgpack' }, payload: Buffer.from(encode({ audio: toWav(toneSpeech([4, 1, 6]), 16_000) })) })
+        expect(res.statusCode, res.body).toBe(200)
+        return (res.json() as { text: string }).text
+      }
+      const first = await hear()
+      expect(first).toMatch(/^four one six\.?$/i)
+      // By its effect, however long the machine takes: the log says the model's processes were stopped.
+      await vi.waitFor(() => expect(lines.some((l) => /stopped the idle ASR processes/.test(l) && /"model":"sherpa-onnx-nemo-ctc-en-tone"/.test(l))).toBe(true),
+        { timeout: 60_000, interval: 100 })
+      expect(await hear()).toBe(first)
+    } finally {
+      await idle.close()
     }
   })
 })

@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createLogger } from '../src/logger.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { pcm16 } from './helpers/tts-audio.js'
 import { PHONEMES, writeKokoroLayout, writePiperVoice, writeSherpaVits } from './support/neural-models.js'
@@ -109,5 +110,47 @@ describe('routing by the model header and language (ttsRoutes)', () => {
     const { ids } = decoded(await speak({ text: 'Guten Morgen, wie geht es dir heute?' }, 's2-pro'))
     // German phonemes from eSpeak NG's German voice, through the German model.
     expect(phonemes(ids)).toMatch(/^ɡˈuːtən mˈɔɾɡən, viː ɡˈeːt/)
+  })
+})
+
+/** The runtime processes this test process started (sherpa-onnx hosts run as `node --input-type=module -e …`). */
+async function runtimeProcesses(): Promise<number[]> {
+  const pids: number[] = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
+    // Field 4 of stat is the parent's pid (after the command in parentheses); a zombie has no cmdline.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    if (parent === process.pid && cmdline.includes('--input-type=module')) pids.push(Number(entry))
+  }
+  return pids
+}
+
+describe('neuralIdleSec: idle runtime processes give their memory back', () => {
+  it('stops the processes after the idle time and starts them again for the next request, which speaks the same', async () => {
+    const lines: string[] = []
+    const idle = await startTestServer({ modelsDir, neuralIdleSec: 0.5, neuralProcesses: 2, logLevel: 'info' }, { logger: createLogger('info', { write: (line: string) => void lines.push(line) }) })
+    try {
+      const say = async () => {
+        const res = await idle.app.inject({ method: 'POST', url: '/v1/tts', headers: idle.asAlice, payload: { text: 'Hello world.', reference_id: 'neural-en-us-tone-low', format: 'pcm', sample_rate: RATE, normalize: false } })
+        expect(res.statusCode, res.body).toBe(200)
+        return pcm16(res.rawPayload)
+      }
+      const before = new Set(await runtimeProcesses())
+      const first = await say()
+      const engine = await idle.deps.speech.engines.get('neural')
+      // Promptness by its effect: the processes end on their own, however long the machine takes. (Nothing
+      // here reads them while they run: on a slow enough machine they may be gone before a look.)
+      await vi.waitFor(() => expect(lines.some((l) => /stopped the idle TTS processes/.test(l) && /"processes":2/.test(l))).toBe(true),
+        { timeout: 60_000, interval: 100 })
+      expect(engine.load!().size).toBe(0)
+      await vi.waitFor(async () => expect((await runtimeProcesses()).filter((pid) => !before.has(pid))).toEqual([]),
+        { timeout: 60_000, interval: 100 })
+      const again = await say()
+      expect(decodeTones(again, RATE, SEGMENT).ids).toEqual(decodeTones(first, RATE, SEGMENT).ids)
+    } finally {
+      await idle.close()
+    }
   })
 })

@@ -106,6 +106,11 @@ export const ConfigSchema = Type.Object(
     asrEngine: Type.String({ default: '' }),
     /** Inference threads per neural synthesis. */
     neuralThreads: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    /**
+     * Seconds without work after which the neural runtime processes stop and give their models' memory back
+     * (0: never); the next request starts them again and waits for its model to load.
+     */
+    neuralIdleSec: Type.Number({ default: 0, minimum: 0 }),
     /** A request whose line and headers have not all arrived this many seconds after it began gets a 408. */
     headersTimeoutSec: Type.Integer({ default: 30, minimum: 1 }),
     /** A request body with no byte for this many seconds gets a 408 and its connection closed. */

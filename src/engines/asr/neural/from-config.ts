@@ -1,3 +1,4 @@
+import type { Logger } from '../../../logger.js'
 import { detectPackage } from '../../../models/detect.js'
 import type { NeuralSettings } from '../../tts/neural/settings.js'
 import { createPocketsphinxEngine } from '../pocketsphinx/index.js'
@@ -10,14 +11,14 @@ import { createNeuralAsrEngine } from './index.js'
  * here), the id of an ASR package in `modelsDir`, or per-language entries `<language>=<engine>` with `*` for
  * the rest (e.g. `de=sherpa-onnx-nemo-de *=pocketsphinx`). A wrong id stops startup saying what is installed.
  */
-export async function asrEngineFromSettings(spec: string, settings: NeuralSettings, pocketsphinxWorkers: number): Promise<AsrEngine | undefined> {
+export async function asrEngineFromSettings(spec: string, settings: NeuralSettings, pocketsphinxWorkers: number, logger?: Logger): Promise<AsrEngine | undefined> {
   const entries = spec.split(/[\s,;]+/).filter(Boolean)
   if (entries.length === 0 || (entries.length === 1 && entries[0] === 'pocketsphinx')) return undefined
   const made = new Map<string, AsrEngine>()
   const engineNamed = async (id: string): Promise<AsrEngine> => {
     const existing = made.get(id)
     if (existing) return existing
-    const engine = id === 'pocketsphinx' ? createPocketsphinxEngine(pocketsphinxWorkers > 0 ? { workers: pocketsphinxWorkers } : {}) : await neuralEngine(id, settings)
+    const engine = id === 'pocketsphinx' ? createPocketsphinxEngine(pocketsphinxWorkers > 0 ? { workers: pocketsphinxWorkers } : {}) : await neuralEngine(id, settings, logger)
     made.set(id, engine)
     return engine
   }
@@ -31,11 +32,11 @@ export async function asrEngineFromSettings(spec: string, settings: NeuralSettin
   return createRoutedAsrEngine(routes)
 }
 
-async function neuralEngine(id: string, settings: NeuralSettings): Promise<AsrEngine> {
+async function neuralEngine(id: string, settings: NeuralSettings, logger?: Logger): Promise<AsrEngine> {
   const pkg = await detectPackage(settings.modelsDir, id).catch(() => null)
   if (!pkg || pkg.kind !== 'asr' || !pkg.runnable) {
     const why = !pkg ? `no model package '${id}' in ${settings.modelsDir}` : pkg.kind !== 'asr' ? `'${id}' is a ${pkg.kind} model` : `'${id}' cannot run here: ${pkg.note}`
     throw new Error(`asrEngine: ${why}; see 'parla models list' (or use asrEngine=pocketsphinx)`)
   }
-  return createNeuralAsrEngine(pkg, { processes: settings.processes, threads: settings.threads })
+  return createNeuralAsrEngine(pkg, { processes: settings.processes, threads: settings.threads, ...(settings.idleSec !== undefined && { idleSec: settings.idleSec }), ...(logger && { logger }) })
 }

@@ -1,5 +1,6 @@
 import { SpeechError } from '../../../errors.js'
-import { ResourcePool } from '../../tts/pool.js'
+import type { Logger } from '../../../logger.js'
+import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { NeuralHost } from '../../neural/host.js'
 import type { AsrRawResult } from '../../neural/protocol.js'
 import type { ModelPackage } from '../../../models/types.js'
@@ -11,22 +12,32 @@ import { WHISPER_LANGUAGES } from './languages.js'
  * run in neural host processes like the TTS models. Languages follow the model: a multilingual Whisper takes
  * ~99 languages and detects when asked; others take what their package says.
  */
-export function createNeuralAsrEngine(pkg: ModelPackage, options: { readonly processes: number; readonly threads: number }): AsrEngine {
+export interface NeuralAsrOptions {
+  readonly processes: number
+  readonly threads: number
+  /** Seconds without work after which the processes and their model are stopped (0: never). */
+  readonly idleSec?: number
+  readonly logger?: Logger
+}
+
+export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptions): AsrEngine {
   if (pkg.kind !== 'asr' || !pkg.asr) throw new SpeechError('bad_request', `${pkg.id} is not a runnable ASR model (${pkg.note ?? pkg.family})`)
   const config = pkg.asr
   const languages = pkg.languages.includes('auto') ? WHISPER_LANGUAGES : pkg.languages
-  let pool: Promise<ResourcePool<NeuralHost>> | undefined
-  const getPool = () => (pool ??= ResourcePool.start<NeuralHost>({
+  const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: `asr ${pkg.id}`,
     size: options.processes,
+    idleSec: options.idleSec ?? 0,
     create: async () => {
       const host = new NeuralHost()
-      host.onExit(() => void pool?.then((p) => p.discard(host)))
+      host.onExit(() => hosts.discard(host))
       await host.loadAsr(pkg.id, config, options.threads)
       return host
     },
     destroy: (host) => host.terminate(),
-  }))
+    onIdleStop: (stopped) => options.logger?.info({ processes: stopped, idleSec: options.idleSec, model: pkg.id },
+      '[neural] stopped the idle ASR processes and their model; the next transcription starts them again'),
+  })
 
   return {
     id: `neural-${pkg.id}`,
@@ -36,7 +47,6 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: { readonly pro
       if (!languages.some((l) => l === code || l === code.split(/[-_]/)[0])) {
         throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${callOptions.language}'; use one of: ${languages.join(', ')}`)
       }
-      const hosts = await getPool()
       const host = await hosts.acquire(callOptions.signal, callOptions.deadline)
       const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)
       const { result, settled } = host.transcribe(pkg.id, floats, 16_000, callOptions.signal)
@@ -45,8 +55,7 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: { readonly pro
       return toWords(await result, floats.length / 16_000)
     },
     async close() {
-      const p = await pool?.catch(() => undefined)
-      await p?.close()
+      await hosts.close()
     },
   }
 }

@@ -10,7 +10,7 @@ import { createPocketsphinxAligner } from '../../asr/pocketsphinx/index.js'
 import type { WordAligner } from '../../asr/types.js'
 import { concatSamples } from '../../../audio/signal.js'
 import { referencePrompt } from './prompt.js'
-import { ResourcePool } from '../pool.js'
+import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -26,18 +26,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
   const { packages } = settings.modelsDir ? await discoverModels(settings.modelsDir) : { packages: [] }
   const voices = builtinVoices(packages.filter((p) => p.kind === 'tts' && p.runnable))
   const byId = new Map(voices.map((v) => [v.voice.id, v]))
-  let pool: Promise<ResourcePool<NeuralHost>> | undefined
-  let started: ResourcePool<NeuralHost> | undefined
-  const getPool = () => (pool ??= ResourcePool.start<NeuralHost>({
+  const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
+    idleSec: settings.idleSec ?? 0,
     create: async () => {
       const host = new NeuralHost()
-      host.onExit(() => void pool?.then((p) => p.discard(host)))
+      host.onExit(() => hosts.discard(host))
       return host
     },
     destroy: (host) => host.terminate(),
-  }).then((p) => (started = p)))
+    onIdleStop: (stopped) => options.logger?.info({ processes: stopped, idleSec: settings.idleSec },
+      '[neural] stopped the idle TTS processes and their models; the next synthesis starts them again'),
+  })
   // Word times by forced alignment (English voices); its decoder thread starts on the first use.
   let aligner: WordAligner | undefined
   const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
@@ -51,8 +52,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
     },
     voices: () => voices.map((v) => v.voice),
     // Every process busy: the service then starts a balanced request with a short first phrase.
-    saturated: () => started?.saturated ?? false,
-    load: () => started?.load ?? { size: 0, busy: 0, queued: 0, busySec: 0 },
+    saturated: () => hosts.saturated,
+    load: () => hosts.load,
     async *synthesize(request: SynthesisRequest, options = {}) {
       const found = byId.get(request.voice)
       if (!found) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
@@ -69,7 +70,6 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       })
       // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
       const reference = found.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
-      const hosts = await getPool()
       const host = await hosts.acquire(signal, deadline)
       let held = true
       const free = () => {
@@ -108,8 +108,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       }
     },
     async close() {
-      const p = await pool?.catch(() => undefined)
-      await Promise.all([p?.close(), aligner?.close()])
+      await Promise.all([hosts.close(), aligner?.close()])
     },
   }
 }

@@ -10,6 +10,8 @@ export interface NeuralSettings {
   readonly processes: number
   /** Inference threads per synthesis. */
   readonly threads: number
+  /** Seconds without work after which the runtime processes and their models are stopped (0: never). */
+  readonly idleSec?: number
   /** A Fish-compatible server to forward synthesis to (engine `upstream`), if configured. */
   readonly upstream?: UpstreamSettings
 }
@@ -34,7 +36,7 @@ export interface NeuralEngineOptions extends TtsEngineOptions {
   readonly neural?: NeuralSettings
 }
 
-export const NO_NEURAL: NeuralSettings = { modelsDir: '', processes: 1, threads: 1 }
+export const NO_NEURAL: NeuralSettings = { modelsDir: '', processes: 1, threads: 1, idleSec: 0 }
 
 const list = (s: string) => s.split(',').map((v) => v.trim()).filter(Boolean)
 
@@ -44,6 +46,7 @@ export function neuralSettingsFrom(config: Config, dataDir: string): NeuralSetti
     modelsDir: config.modelsDir || join(dataDir, 'models'),
     processes: config.neuralProcesses,
     threads: config.neuralThreads,
+    idleSec: config.neuralIdleSec,
     ...(config.upstreamUrl && {
       upstream: {
         url: config.upstreamUrl, key: config.upstreamKey, model: config.upstreamModel,
