@@ -6,9 +6,10 @@ import { FUNCTION_WORDS, functionWordHits } from './function-words.js'
  * `script` — the writing system decides (Han, kana, Hangul, Cyrillic…); `statistics` — the letter statistics
  * are confident enough to leave the default; `default` — the text is too short, or English words, numbers and
  * names leave no confident case for another language; `voice` — the chosen voice speaks only this language;
- * `session` — a live session's language, decided on all its text so far.
+ * `session` — a live session's language, decided on all its text so far; `markup` — the text says so (SSML
+ * `xml:lang`).
  */
-export type LanguageReason = 'script' | 'statistics' | 'default' | 'voice' | 'session'
+export type LanguageReason = 'script' | 'statistics' | 'default' | 'voice' | 'session' | 'markup'
 
 export interface LanguageDecision {
   readonly language: string

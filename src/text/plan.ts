@@ -60,7 +60,10 @@ function languages(units: readonly Unit[], options: TextPipelineOptions): Langua
     const lang: LanguageDecision = script
       ? { language: script, confidence: 1, reason: 'script' }
       : mainIsCjk ? decideLanguage(text, fallback) : main
-    for (let k = start; k <= i; k++) out.push(lang)
+    for (let k = start; k <= i; k++) {
+      const marked = (units[k] as Unit).language
+      out.push(marked ? { language: normalizeLanguageCode(marked), confidence: 1, reason: 'markup' } : lang)
+    }
     start = i + 1
   }
   return out

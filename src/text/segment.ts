@@ -1,6 +1,7 @@
 import { CLAUSE_END, isLetter, isUpper, SENTENCE_END } from './chars.js'
 import { ABBREVIATIONS } from './normalize/en-tables.js'
-import { combineTags, NEUTRAL_EXPRESSION, type TagSpan } from './tags.js'
+import type { MarkupProsody } from './markup-marks.js'
+import { combineTags, NEUTRAL_EXPRESSION, withMarkupProsody, type TagSpan } from './tags.js'
 import type { Expression } from './types.js'
 import type { Word } from './words.js'
 
@@ -21,6 +22,8 @@ export interface Unit {
   readonly tagPauseMs: number
   /** Index of the sentence the word belongs to. */
   readonly sentence: number
+  /** Language set by markup (SSML `xml:lang`) around the word; undefined: detected. */
+  readonly language?: string
 }
 
 interface State {
@@ -29,7 +32,12 @@ interface State {
   expression: Expression
   /** Whether the last thing seen was a tag, so the next tag joins its group: `(sad)(whispering)`. */
   afterTag: boolean
+  /** SSML prosody in effect; unlike tags, it lasts until its span ends, across sentences. */
+  markup: MarkupProsody
+  language: string | undefined
 }
+
+const NO_MARKUP: MarkupProsody = { rate: 1, pitchSemitones: 0, volumeDb: 0 }
 
 function endSentence(state: State): void {
   state.group = []
@@ -38,6 +46,14 @@ function endSentence(state: State): void {
 }
 
 function applyTag(state: State, tag: TagSpan): number {
+  if (tag.kind === 'prosody') {
+    state.markup = tag.prosody ?? NO_MARKUP
+    return 0
+  }
+  if (tag.kind === 'language') {
+    state.language = tag.language
+    return 0
+  }
   if (tag.kind === 'speaker') {
     state.speaker = tag.speaker
     endSentence(state)
@@ -112,7 +128,7 @@ function abbreviationEnds(word: string, name: string | undefined, prev: string |
 
 /** Annotates every word with its expression, speaker, break and pause; tags before the first word apply. */
 export function segment(text: string, words: readonly Word[], tags: readonly TagSpan[]): Unit[] {
-  const state: State = { speaker: 0, group: [], expression: NEUTRAL_EXPRESSION, afterTag: false }
+  const state: State = { speaker: 0, group: [], expression: NEUTRAL_EXPRESSION, afterTag: false, markup: NO_MARKUP, language: undefined }
   const cursor = { next: 0 }
   const first = words[0]
   if (!first) return []
@@ -124,7 +140,8 @@ export function segment(text: string, words: readonly Word[], tags: readonly Tag
   for (let k = 0; k < words.length; k++) {
     const word = words[k] as Word
     const next = words[k + 1]
-    const { expression, speaker } = state
+    const { speaker, language } = state
+    const expression = withMarkupProsody(state.expression, state.markup)
     const abbrEnds = next !== undefined && isUpper(next.text[0] ?? '')
       && abbreviationEnds(word.text, k > sentenceStart + 1 ? words[k - 1]?.text : undefined,
         k > sentenceStart ? words[k - 1]?.text : undefined)
@@ -132,7 +149,7 @@ export function segment(text: string, words: readonly Word[], tags: readonly Tag
     if (abbrEnds) endSentence(state)
     const gap = scanGap(text, word.end, next ? next.start : text.length, tags, cursor, state, next)
     const breakAfter = abbrEnds ? (Math.max(gap.level, BREAK.sentence) as BreakLevel) : gap.level
-    units.push({ word, expression, speaker, breakAfter, tagPauseMs: gap.pauseMs, sentence })
+    units.push({ word, expression, speaker, breakAfter, tagPauseMs: gap.pauseMs, sentence, ...(language && { language }) })
     if (breakAfter >= BREAK.sentence) {
       sentence++
       sentenceStart = k + 1

@@ -1,15 +1,17 @@
 import type { Expression, TagDialect } from './types.js'
+import { readMark, type MarkupProsody } from './markup-marks.js'
 import { MAX_PAUSE_MS, PROSODY_LIMITS, TAG_LOOKUP, TAG_MODIFIERS, type TagEntry } from './tag-table.js'
 
 /**
  * A markup span in the user's text that is never spoken. `expression` and `pause` come from the tag table;
  * `unknown` is a cue in the dialect's syntax that the table does not know (removed, no effect);
- * `speaker` is `<|speaker:N|>`; `control` is any other `<|…|>` token (removed, no effect).
+ * `speaker` is `<|speaker:N|>`; `prosody` and `language` are the marks SSML becomes (markup-marks.ts), in
+ * effect until the next of their kind; `control` is any other `<|…|>` token (removed, no effect).
  */
 export interface TagSpan {
   readonly start: number
   readonly end: number
-  readonly kind: 'expression' | 'pause' | 'unknown' | 'speaker' | 'control'
+  readonly kind: 'expression' | 'pause' | 'unknown' | 'speaker' | 'prosody' | 'language' | 'control'
   /** Canonical tag name, with its intensity word if any (`very excited`); the raw text for unknown tags. */
   readonly name: string
   readonly entry?: TagEntry
@@ -17,12 +19,16 @@ export interface TagSpan {
   readonly scale: number
   readonly pauseMs: number
   readonly speaker: number
+  /** For `prosody`: the prosody from here on (neutral ends a span). */
+  readonly prosody?: MarkupProsody
+  /** For `language`: the language from here on; undefined returns to detection. */
+  readonly language?: string
 }
 
 export const NEUTRAL_EXPRESSION: Expression = Object.freeze({ pitchSemitones: 0, rate: 1, volumeDb: 0, tags: [] })
 
 // One scan for all three syntaxes, so spans never overlap and order is the text's order.
-const MARKUP = /<\|([^|<>\n]{1,40})\|>|\[([^[\]\n]{1,200})\]|\(([^()\n]{1,60})\)/g
+const MARKUP = /<\|([^|<>\n]{1,60})\|>|\[([^[\]\n]{1,200})\]|\(([^()\n]{1,60})\)/g
 const SPEAKER = /^speaker\s*:\s*(\d{1,3})$/i
 const TIMED_PAUSE = /^(?:pause|break|silence)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?)$/
 // s1 tone markers that are not in the table still have an unmistakable shape: `(serious tone)`.
@@ -81,9 +87,12 @@ export function parseTags(text: string, dialect: TagDialect): TagSpan[] {
     const [, control, square, round] = m
     if (control !== undefined) {
       const who = SPEAKER.exec(control.trim())
-      spans.push(who
-        ? { start, end, kind: 'speaker', name: m[0], scale: 1, pauseMs: 0, speaker: Number(who[1]) }
-        : { start, end, kind: 'control', name: m[0], scale: 1, pauseMs: 0, speaker: 0 })
+      const mark = who ? undefined : readMark(control.trim())
+      const base = { start, end, name: m[0], scale: 1, pauseMs: 0, speaker: 0 }
+      if (who) spans.push({ ...base, kind: 'speaker', speaker: Number(who[1]) })
+      else if (mark && 'prosody' in mark) spans.push({ ...base, kind: 'prosody', prosody: mark.prosody })
+      else if (mark) spans.push({ ...base, kind: 'language', ...(mark.language && { language: mark.language }) })
+      else spans.push({ ...base, kind: 'control' })
       continue
     }
     const raw = (square ?? round) as string
@@ -126,6 +135,20 @@ export function combineTags(group: readonly TagSpan[]): Expression {
     rate: round(clamp(rate, PROSODY_LIMITS.rate), 3),
     volumeDb: round(clamp(volume, PROSODY_LIMITS.volumeDb), 2),
     tags,
+  }
+}
+
+/**
+ * The expression of tags with an SSML prosody span around it (markup-marks.ts): pitch and volume add, rates
+ * multiply, clamped like tags; `prosody` joins the tag names so the span's edges split chunks.
+ */
+export function withMarkupProsody(e: Expression, p: MarkupProsody): Expression {
+  if (p.rate === 1 && p.pitchSemitones === 0 && p.volumeDb === 0) return e
+  return {
+    pitchSemitones: round(clamp(e.pitchSemitones + p.pitchSemitones, PROSODY_LIMITS.pitchSemitones), 2),
+    rate: round(clamp(e.rate * p.rate, PROSODY_LIMITS.rate), 3),
+    volumeDb: round(clamp(e.volumeDb + p.volumeDb, PROSODY_LIMITS.volumeDb), 2),
+    tags: [...e.tags, 'prosody'],
   }
 }
 

@@ -34,6 +34,8 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
   checkLength(deps, text)
   const params = plainTtsParams(text, 'pcm', {
     sampleRate: WYOMING_TTS_RATE,
+    // A sentence of a stream is cut already, and is text: never re-cut, never read as an SSML document.
+    ...(!whole && { presplit: true }),
     ...(voice.name && { referenceIds: [voice.name] }),
     ...(!voice.name && voice.language && { languageHint: voice.language.toLowerCase().replace('_', '-') }),
   })

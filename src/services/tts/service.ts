@@ -2,7 +2,7 @@ import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/type
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
 import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../principal.js'
-import { planText, type Pronunciations } from '../../text/index.js'
+import { isSsml, planText, ssmlToMarkup, type Pronunciations } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
@@ -62,7 +62,9 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
       const encoder = deps.encoders?.[params.format] ?? getEncoder(params.format)
       const outputRate = outputSampleRate(encoder, params.sampleRate)
       const voiceLanguages = params.languageHint ? undefined : await deps.voiceLanguages?.(params, principal)
-      const plan = (latency: TtsParams['latency']) => planText(params.text, {
+      // A whole text may be an SSML document; a piece of a stream (a live session's phrase) is always text.
+      const text = !params.presplit && isSsml(params.text) ? ssmlToMarkup(params.text) : params.text
+      const plan = (latency: TtsParams['latency']) => planText(text, {
         dialect: params.dialect,
         normalize: params.normalize,
         chunkLength: params.chunkLength,
