@@ -1,10 +1,14 @@
+import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { RESTART_CLOSE_CODE } from './api/fish/live.js'
 import { startWyomingServer, type WyomingServer } from './api/wyoming/server.js'
 import { buildApp } from './app.js'
 import type { Config } from './config/schema.js'
 import { createDeps, type Deps, type DepsOverrides } from './deps.js'
+import { refreshBuiltinVoices } from './services/models/builtin-refresh.js'
 import { generateBuiltinSamples } from './services/models/builtin-samples.js'
+import { watchModels, type ModelWatch } from './services/models/model-watch.js'
+import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { isPostgresUrl } from './store/db/database.js'
 import { seedBuiltinVoices } from './voices/seed.js'
 
@@ -19,6 +23,8 @@ export interface Server {
    * Closes the engines and the database. Idempotent.
    */
   drain(): Promise<void>
+  /** Looks at `modelsDir` again and takes in what changed (also done by the folder watcher and on SIGHUP). */
+  rescanModels(): Promise<void>
 }
 
 /**
@@ -34,6 +40,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   let app: FastifyInstance
   let address: string
   let wyoming: WyomingServer | undefined
+  let watcher: ModelWatch | undefined
+  const rescanModels = () => refreshBuiltinVoices({ ...sampleOptions(deps), repo: deps.models.repo, keys: deps.keys, logger }, background.signal)
   try {
     app = await buildApp(deps)
     const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
@@ -44,6 +52,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     }
     logger.info({ voices: voices.length }, 'built-in voices ready')
     warm(deps, voices, background.signal)
+    // Packages `parla models add|pull|rm` put in or take out are used without a restart.
+    if (deps.speech.engines.ids.includes('neural')) watcher = watchModels({ dir: neuralSettingsFrom(config, resolve(config.dataDir)).modelsDir, rescan: rescanModels, logger })
   } catch (err) {
     await wyoming?.close()
     await deps.close()
@@ -54,6 +64,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   const drain = async () => {
     readiness.draining = true
     background.abort()
+    watcher?.close()
     const deadline = setTimeout(() => {
       logger.warn({ afterSec: config.shutdownTimeoutSec }, 'shutdown deadline reached; cutting what is left')
       for (const client of app.websocketServer.clients) client.close(RESTART_CLOSE_CODE, 'server restarting')
@@ -70,7 +81,15 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       await deps.close()
     }
   }
-  return { deps, app, address, drain: () => (drained ??= drain()) }
+  return { deps, app, address, drain: () => (drained ??= drain()), rescanModels }
+}
+
+/** How built-in voice samples are made: once for all nodes on the database (`generateBuiltinSamples`). */
+function sampleOptions(deps: Deps) {
+  return {
+    db: deps.db, blobs: deps.blobs, engines: deps.speech.engines, shared: isPostgresUrl(deps.config.databaseUrl), leaseMs: deps.config.jobLeaseSec * 1000,
+    onError: (err: unknown, modelId: string) => deps.logger.warn({ err, modelId }, 'could not speak a built-in voice sample'),
+  }
 }
 
 function warm(deps: Deps, voices: Awaited<ReturnType<typeof seedBuiltinVoices>>, signal: AbortSignal): void {
@@ -81,11 +100,7 @@ function warm(deps: Deps, voices: Awaited<ReturnType<typeof seedBuiltinVoices>>,
     () => logger.info('speech recognition ready'),
     failed('could not start speech recognition; /v1/asr retries on use'),
   )
-  const sampleOptions = {
-    db: deps.db, blobs: deps.blobs, engines: deps.speech.engines, shared: isPostgresUrl(deps.config.databaseUrl), leaseMs: deps.config.jobLeaseSec * 1000,
-    onError: (err: unknown, modelId: string) => logger.warn({ err, modelId }, 'could not speak a built-in voice sample'),
-  }
-  const samples = readiness.track('built-in voice samples', generateBuiltinSamples(sampleOptions, voices, signal))
+  const samples = readiness.track('built-in voice samples', generateBuiltinSamples(sampleOptions(deps), voices, signal))
   const measured = samples.then(
     (made) => void (made > 0 && logger.info({ made }, 'generated built-in voice samples')),
     failed('could not generate built-in voice samples'),
@@ -98,11 +113,14 @@ function warm(deps: Deps, voices: Awaited<ReturnType<typeof seedBuiltinVoices>>,
 
 /** What `handleSignals` needs of `process` (tests pass their own). */
 export interface SignalTarget {
-  on(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown
+  on(signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP', listener: () => void): unknown
   exit(code: number): void
 }
 
-/** First SIGTERM/SIGINT: drain, then exit 0 (1 if draining failed). A second one: exit 1 at once. */
+/**
+ * First SIGTERM/SIGINT: drain, then exit 0 (1 if draining failed). A second one: exit 1 at once. SIGHUP: look
+ * at the model packages again (for a `modelsDir` that is not watched, e.g. on a network file system).
+ */
 export function handleSignals(server: Server, target: SignalTarget = process): void {
   let received = false
   const onSignal = (signal: string) => {
@@ -122,4 +140,8 @@ export function handleSignals(server: Server, target: SignalTarget = process): v
   }
   target.on('SIGTERM', () => onSignal('SIGTERM'))
   target.on('SIGINT', () => onSignal('SIGINT'))
+  target.on('SIGHUP', () => {
+    server.deps.logger.info('SIGHUP: looking at the model packages again')
+    void server.rescanModels()
+  })
 }

@@ -173,7 +173,7 @@ describe('parla models add / list / rm (CLI)', () => {
     const list = (await cli('models', 'list')).stdout
     expect(list).toMatch(/en_US-loose-low\tpiper\ttts\ten-us\tneural-en-us-loose-low\tready/)
     expect(list).toMatch(/ggml-tiny\.bin\twhisper-ggml\tasr\t-\tasr:ggml-tiny\.bin\tnot runnable: /)
-    expect((await cli('models', 'rm', 'en_US-loose-low')).stdout).toBe('removed en_US-loose-low\n')
+    expect((await cli('models', 'rm', 'en_US-loose-low')).stdout).toBe('removed en_US-loose-low; a server using this folder stops offering its voices now (or when sent SIGHUP)\n')
     expect(await installed()).toEqual(['ggml-tiny.bin'])
   })
 

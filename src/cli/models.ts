@@ -50,7 +50,7 @@ export function registerModelCommands(program: Command): void {
   addConfigFlags(models.command('rm').description('remove an installed model package').argument('<id>')).action(async (id: string, options) => {
     await run(options, async (dir) => {
       await removeModel(dir, id)
-      process.stdout.write(`removed ${id}\n`)
+      process.stdout.write(`removed ${id}; a server using this folder stops offering its voices now (or when sent SIGHUP)\n`)
     })
   })
 }
@@ -60,7 +60,8 @@ const useAs = (p: ModelPackage) =>
 
 function report(p: ModelPackage): void {
   process.stdout.write(`installed ${p.id} (${p.family} ${p.kind}${p.languages.length ? `, ${p.languages.join(',')}` : ''})\n`)
-  if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; restart the server to use them\n`)
+  if (p.kind === 'asr' && p.runnable) process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
+  if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
   if (!p.runnable) process.stdout.write(`note: ${p.note}\n`)
 }
 

@@ -26,20 +26,15 @@ export async function listBuiltinVoices(engines: EngineSet): Promise<BuiltinVoic
 
 /** Finds built-in voices by model id and by language, starting engines only when needed. */
 export function createBuiltinCatalog(engines: EngineSet) {
-  const cache = new Map<string, { engine: TtsEngine; voice: TtsVoice }>()
   let byLanguage: Map<string, string> | undefined
 
+  // Not cached: an engine's voices may change while the server runs (model packages added or removed).
   const find = async (modelId: string): Promise<{ engine: TtsEngine; voice: TtsVoice } | null> => {
-    const hit = cache.get(modelId)
-    if (hit) return hit
     const engineId = engines.ids.filter((id) => modelId.startsWith(`${id}-`)).sort((a, b) => b.length - a.length)[0]
     if (!engineId) return null
     const engine = await engines.get(engineId)
     const voice = engine.voices().find((v) => builtinModelId(engineId, v.id) === modelId)
-    if (!voice) return null
-    const found = { engine, voice }
-    cache.set(modelId, found)
-    return found
+    return voice ? { engine, voice } : null
   }
 
   return {

@@ -117,6 +117,53 @@ describe('OnDemandPool', () => {
     await pool.close()
   })
 
+  it('recycle: new calls get new processes; the old ones stop when the calls holding them are done', async () => {
+    const { pool } = fakePool(0)
+    const held = await pool.acquire()
+    const idle = await pool.acquire()
+    pool.release(idle)
+    pool.recycle()
+    const fresh = await pool.acquire()
+    expect(fresh.n).toBeGreaterThan(2)
+    expect(held.stopped).toBe(false)
+    pool.release(held)
+    expect(held.stopped).toBe(true)
+    expect(idle.stopped).toBe(true)
+    expect(fresh.stopped).toBe(false)
+    expect(pool.load).toMatchObject({ size: 2, busy: 1 })
+    pool.release(fresh)
+    await pool.close()
+    expect(fresh.stopped).toBe(true)
+  })
+
+  it('recycle while the pool is starting: the waiting call is served by a new pool, the stale one is stopped', async () => {
+    let made = 0
+    const all: Fake[] = []
+    let letFirstStart!: () => void
+    const firstStart = new Promise<void>((r) => (letFirstStart = r))
+    const pool = new OnDemandPool<Fake>({
+      name: 'fake', size: 1, idleSec: 0,
+      create: async () => {
+        const n = ++made
+        if (n === 1) await firstStart
+        const item = { n, stopped: false }
+        all.push(item)
+        return item
+      },
+      destroy: (item) => void (item.stopped = true),
+    })
+    const waiting = pool.acquire()
+    await turns(2)
+    pool.recycle()
+    letFirstStart()
+    const item = await waiting
+    expect(item.n).toBe(2)
+    await turns(2)
+    expect(all.find((x) => x.n === 1)?.stopped).toBe(true)
+    pool.release(item)
+    await pool.close()
+  })
+
   it('keeps counting busy seconds across restarts', async () => {
     const { pool, idleStop } = fakePool(0.02)
     const item = await pool.acquire()

@@ -24,6 +24,8 @@ export class OnDemandPool<T> {
   #idleTimer: NodeJS.Timeout | undefined
   #busySecBefore = 0
   #closed = false
+  /** Pools replaced by `recycle`, closed when their last call is done. */
+  readonly #retired = new Set<ResourcePool<T>>()
 
   constructor(options: OnDemandPoolOptions<T>) {
     this.#options = options
@@ -32,15 +34,22 @@ export class OnDemandPool<T> {
   /** A resource, starting the pool if it is not running. */
   async acquire(signal?: AbortSignal, deadline?: number): Promise<T> {
     clearTimeout(this.#idleTimer)
-    const pool = await (this.#pool ??= this.#start())
-    const item = await pool.acquire(signal, deadline)
-    this.#owner.set(item, pool)
-    return item
+    for (;;) {
+      const starting = (this.#pool ??= this.#start())
+      const pool = await starting
+      // Recycled while it started: the next pool is for this call (after `close`, acquire says closed).
+      if (this.#pool !== starting && !this.#closed) continue
+      const item = await pool.acquire(signal, deadline)
+      this.#owner.set(item, pool)
+      return item
+    }
   }
 
   release(item: T): void {
-    this.#owner.get(item)?.release(item)
+    const pool = this.#owner.get(item)
     this.#owner.delete(item)
+    pool?.release(item)
+    this.#closeIfRetiredAndIdle(pool)
     this.#armIdleStop()
   }
 
@@ -49,7 +58,24 @@ export class OnDemandPool<T> {
     const pool = this.#owner.get(item) ?? this.#started
     this.#owner.delete(item)
     pool?.discard(item)
+    this.#closeIfRetiredAndIdle(pool)
     this.#armIdleStop()
+  }
+
+  /**
+   * New calls get new resources; the current ones stop once the calls holding them are done. For when what
+   * the resources loaded is out of date (a model package replaced or removed).
+   */
+  recycle(): void {
+    clearTimeout(this.#idleTimer)
+    const pool = this.#started
+    // A pool still starting is closed once started (`#start`), and its callers move on to a new one.
+    this.#pool = undefined
+    this.#started = undefined
+    if (!pool) return
+    this.#busySecBefore += pool.load.busySec
+    this.#retired.add(pool)
+    this.#closeIfRetiredAndIdle(pool)
   }
 
   get saturated(): boolean {
@@ -67,16 +93,27 @@ export class OnDemandPool<T> {
     const pool = await this.#pool?.catch(() => undefined)
     this.#pool = undefined
     this.#started = undefined
-    await pool?.close()
+    await Promise.all([pool?.close(), ...[...this.#retired].map((p) => p.close())])
+    this.#retired.clear()
   }
 
   #start(): Promise<ResourcePool<T>> {
     const starting = ResourcePool.start<T>(this.#options)
-    // A pool that could not start is not kept: the next call tries again (its error reached this one).
-    starting.then((pool) => (this.#started = pool), () => {
+    starting.then((pool) => {
+      if (this.#pool === starting) this.#started = pool
+      // Recycled or closed while it started: nothing will use it.
+      else void pool.close()
+    }, () => {
+      // A pool that could not start is not kept: the next call tries again (its error reached this one).
       if (this.#pool === starting) this.#pool = undefined
     })
     return starting
+  }
+
+  #closeIfRetiredAndIdle(pool: ResourcePool<T> | undefined): void {
+    if (!pool || !this.#retired.has(pool) || pool.load.busy > 0) return
+    this.#retired.delete(pool)
+    void pool.close()
   }
 
   #armIdleStop(): void {

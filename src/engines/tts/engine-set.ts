@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.js'
 import { silentLogger, type Logger } from '../../logger.js'
 import { TTS_ENGINES, ttsEngineEntry, ttsEngineIds, type TtsEngineRegistry } from './registry.js'
-import type { TtsEngine } from './types.js'
+import type { TtsEngine, VoiceChanges } from './types.js'
 
 /**
  * The running TTS engines. Each starts on first use (festival spawns processes, eSpeak NG warms up workers),
@@ -15,6 +15,8 @@ export interface EngineSet {
   /** Ids of engines still starting (for readiness). */
   starting(): string[]
   startAll(): Promise<TtsEngine[]>
+  /** Asks the started engines whose voices come from files to look again (`TtsEngine.rescan`). */
+  rescan(): Promise<{ readonly engineId: string; readonly changes: VoiceChanges }[]>
   close(): Promise<void>
 }
 
@@ -52,6 +54,13 @@ export function createEngineSet(options: EngineSetOptions): EngineSet {
     started: () => [...ready.values()],
     starting: () => [...starting.keys()].filter((id) => !ready.has(id)),
     startAll: () => Promise.all(ids.map(get)),
+    async rescan() {
+      // Engines still starting may have read their files before the change: they are asked too, once
+      // started. One never asked for reads its files when it starts.
+      const settled = await Promise.allSettled(starting.values())
+      const scanned = settled.flatMap((r) => (r.status === 'fulfilled' && r.value.rescan ? [r.value] : []))
+      return Promise.all(scanned.map(async (e) => ({ engineId: e.id, changes: await e.rescan!() })))
+    },
     async close() {
       const all = await Promise.allSettled(starting.values())
       await Promise.all(all.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)))

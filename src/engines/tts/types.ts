@@ -115,7 +115,19 @@ export interface TtsEngine {
   saturated?(): boolean
   /** Its processes or workers: how many, busy, calls waiting, seconds held (metrics, health, admission cost). */
   load?(): PoolLoad
+  /**
+   * Looks again for voices that come from files (the operator's model packages), so ones added, removed or
+   * replaced while the server runs are used without a restart. Absent: the engine's voices never change.
+   */
+  rescan?(): Promise<VoiceChanges>
   close(): Promise<void>
+}
+
+/** Voice ids (`TtsVoice.id`) a rescan found new, gone, or replaced by different files. */
+export interface VoiceChanges {
+  readonly added: readonly string[]
+  readonly removed: readonly string[]
+  readonly changed: readonly string[]
 }
 
 export interface TtsEngineOptions {

@@ -72,7 +72,13 @@ export function createVoiceResolver(deps: VoiceResolverDeps) {
       const why = NOT_READY[found.state]?.(found.stateReason) ?? `is in state ${found.state}`
       throw new SpeechError('not_ready', `Voice model '${id}' ${why}`)
     }
-    if (found.builtinVoice) return { modelId: id, builtin: found.builtinVoice }
+    if (found.builtinVoice) {
+      // Its model package was removed (or, with several nodes, is installed on another node only).
+      if (!(await deps.catalog.find(found.builtinVoice))) {
+        throw new SpeechError('reference_not_found', `Voice model '${id}' is a built-in voice whose engine or model package is not installed on this server; see 'parla models list' or GET /model`)
+      }
+      return { modelId: id, builtin: found.builtinVoice }
+    }
     // A trained voice on an engine that clones by itself: its samples and transcripts are the references.
     const cloner = found.references && await clonerFor(model, language)
     if (cloner) {

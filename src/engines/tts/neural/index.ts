@@ -1,9 +1,11 @@
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
 import { NeuralHost } from '../../neural/host.js'
 import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
-import { builtinVoices } from './voices.js'
+import { builtinVoices, type NeuralVoice } from './voices.js'
 import { NO_NEURAL, type NeuralEngineOptions } from './settings.js'
 import { timeWords } from './timing.js'
 import { createPocketsphinxAligner } from '../../asr/pocketsphinx/index.js'
@@ -23,9 +25,7 @@ export const NEURAL_SAMPLE_RATE = 24_000
  */
 export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
   const settings = options.neural ?? NO_NEURAL
-  const { packages } = settings.modelsDir ? await discoverModels(settings.modelsDir) : { packages: [] }
-  const voices = builtinVoices(packages.filter((p) => p.kind === 'tts' && p.runnable))
-  const byId = new Map(voices.map((v) => [v.voice.id, v]))
+  let found = await scanVoices(settings.modelsDir)
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
@@ -47,29 +47,31 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
     id: 'neural',
     sampleRate: NEURAL_SAMPLE_RATE,
     capabilities: {
-      languages: [...new Set(voices.flatMap((v) => v.voice.languages))].sort(),
+      get languages() {
+        return [...new Set(found.voices.flatMap((v) => v.voice.languages))].sort()
+      },
       wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
     },
-    voices: () => voices.map((v) => v.voice),
+    voices: () => found.voices.map((v) => v.voice),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => hosts.saturated,
     load: () => hosts.load,
     async *synthesize(request: SynthesisRequest, options = {}) {
-      const found = byId.get(request.voice)
-      if (!found) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
+      const entry = found.byId.get(request.voice)
+      if (!entry) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
       if (request.text.trim() === '') return
       const { signal, deadline } = options
-      let config = prepared.get(found.pkg.id)
+      let config = prepared.get(entry.pkg.id)
       if (!config) {
-        config = found.pkg.prepare!()
-        config.catch(() => prepared.delete(found.pkg.id))
-        prepared.set(found.pkg.id, config)
+        config = entry.pkg.prepare!()
+        config.catch(() => prepared.delete(entry.pkg.id))
+        prepared.set(entry.pkg.id, config)
       }
       const loadConfig = await config.catch((err: unknown) => {
-        throw new SpeechError('engine_failed', `[neural] model ${found.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
+        throw new SpeechError('engine_failed', `[neural] model ${entry.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
       })
       // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
-      const reference = found.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
+      const reference = entry.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
       const host = await hosts.acquire(signal, deadline)
       let held = true
       const free = () => {
@@ -79,10 +81,10 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         else hosts.discard(host)
       }
       try {
-        const model = await host.load(found.pkg.id, loadConfig, settings.threads)
+        const model = await host.load(entry.pkg.id, loadConfig, settings.threads)
         const pieces: Float32Array[] = []
         try {
-          for await (const raw of host.synthesize({ key: found.pkg.id, text: request.text, sid: found.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
+          for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
             const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
             pieces.push(samples)
             yield { samples, words: [] }
@@ -91,15 +93,15 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
           // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.
           // A clone's transcript is the likely cause, worth a 422; a plain voice's chunk (an emoji) is silence.
           if (!(err instanceof SpeechError && err.code === 'engine_failed' && /produced no audio/.test(err.message))) throw err
-          if (reference) throw noAudio(found.pkg.id)
+          if (reference) throw noAudio(entry.pkg.id)
         }
-        if (pieces.length === 0 && reference) throw noAudio(found.pkg.id)
+        if (pieces.length === 0 && reference) throw noAudio(entry.pkg.id)
         // The runtime is done: the process takes the next call (the lookahead's next chunk, started on
         // `final`) while this call's audio is sent and its words are timed.
         free()
         yield { samples: new Float32Array(0), words: [], final: true }
         if (options.words === false) return
-        const english = found.voice.languages.some((l) => l.startsWith('en'))
+        const english = entry.voice.languages.some((l) => l.startsWith('en'))
         if (english) aligner ??= createPocketsphinxAligner()
         const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
@@ -107,10 +109,57 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         free()
       }
     },
+    async rescan() {
+      const next = await scanVoices(settings.modelsDir)
+      const before = found
+      const changedPackages = [...before.stamps].filter(([id, stamp]) => next.stamps.has(id) && next.stamps.get(id) !== stamp).map(([id]) => id)
+      const voiceIds = (f: VoiceScan, packageIds?: readonly string[]) =>
+        f.voices.filter((v) => !packageIds || packageIds.includes(v.pkg.id)).map((v) => v.voice.id)
+      const changes = {
+        added: voiceIds(next).filter((id) => !before.byId.has(id)),
+        removed: voiceIds(before).filter((id) => !next.byId.has(id)),
+        changed: voiceIds(next, changedPackages).filter((id) => before.byId.has(id)),
+      }
+      found = next
+      const gone = [...before.stamps.keys()].filter((id) => !next.stamps.has(id))
+      for (const id of [...gone, ...changedPackages]) prepared.delete(id)
+      // The processes hold the old files' models: new calls start new ones (`neuralIdleSec` aside).
+      if (gone.length > 0 || changedPackages.length > 0) hosts.recycle()
+      return changes
+    },
     async close() {
+      // A package still being prepared (files copied into the cache) finishes first: nothing writes after close.
+      await Promise.allSettled(prepared.values())
       await Promise.all([hosts.close(), aligner?.close()])
     },
   }
+}
+
+interface VoiceScan {
+  readonly voices: readonly NeuralVoice[]
+  readonly byId: ReadonlyMap<string, NeuralVoice>
+  /** Package id → what its files were when read (a package replaced under the same name reads differently). */
+  readonly stamps: ReadonlyMap<string, string>
+}
+
+async function scanVoices(modelsDir: string): Promise<VoiceScan> {
+  const { packages } = modelsDir ? await discoverModels(modelsDir) : { packages: [] }
+  const runnable = packages.filter((p) => p.kind === 'tts' && p.runnable)
+  const voices = builtinVoices(runnable)
+  const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
+  return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
+}
+
+/** A folder's entries and their sizes and times, or a file's: what changes when a package is replaced or edited. */
+async function filesStamp(path: string): Promise<string> {
+  const info = await stat(path)
+  if (!info.isDirectory()) return `${info.ino}:${info.size}:${info.mtimeMs}`
+  const entries = await readdir(path, { withFileTypes: true })
+  const parts = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => {
+    const file = await stat(join(path, e.name))
+    return `${e.name}:${file.ino}:${file.size}:${file.mtimeMs}`
+  }))
+  return `${info.ino}|${parts.sort().join('|')}`
 }
 
 const noAudio = (model: string) => new SpeechError('unusable_input',
