@@ -30,7 +30,7 @@ export async function refreshBuiltinVoices(options: BuiltinRefreshOptions, signa
       const ids = (voices: readonly string[]) => voices.map((v) => builtinModelId(engineId, v))
       if (changes.added.length + changes.removed.length + changes.changed.length === 0) continue
       logger.info({ added: ids(changes.added), removed: ids(changes.removed), changed: ids(changes.changed) },
-        'model packages changed; their voices are used without a restart')
+        'model packages changed; the voices follow without a restart')
       for (const id of ids(changes.added)) added.add(id)
       for (const id of ids(changes.changed)) resampled.add(id)
       for (const id of ids(changes.removed)) {
