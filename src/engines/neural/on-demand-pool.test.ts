@@ -108,6 +108,14 @@ describe('OnDemandPool', () => {
     await pool.close()
   })
 
+  it('once closed, a call is refused and starts nothing', async () => {
+    const { pool, made } = fakePool(0)
+    pool.release(await pool.acquire())
+    await pool.close()
+    await expect(pool.acquire()).rejects.toThrow(/\[fake\] the engine is closed/)
+    expect(made()).toBe(2)
+  })
+
   it('a pool that could not start is tried again by the next call', async () => {
     const { pool } = fakePool(0, { failStarts: 1 })
     await expect(pool.acquire()).rejects.toThrow(/would not start/)

@@ -1,3 +1,4 @@
+import { SpeechError } from '../../errors.js'
 import { ResourcePool, type PoolLoad, type PoolOptions } from '../tts/pool.js'
 
 export interface OnDemandPoolOptions<T> extends PoolOptions<T> {
@@ -33,6 +34,7 @@ export class OnDemandPool<T> {
 
   /** A resource, starting the pool if it is not running. */
   async acquire(signal?: AbortSignal, deadline?: number): Promise<T> {
+    if (this.#closed) throw new SpeechError('unavailable', `[${this.#options.name}] the engine is closed`)
     clearTimeout(this.#idleTimer)
     for (;;) {
       const starting = (this.#pool ??= this.#start())

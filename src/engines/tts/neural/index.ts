@@ -123,7 +123,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       found = next
       const gone = [...before.stamps.keys()].filter((id) => !next.stamps.has(id))
       for (const id of [...gone, ...changedPackages]) prepared.delete(id)
-      // The processes hold the old files' models: new calls start new ones (`neuralIdleSec` aside).
+      // The processes hold the old files' models: new calls get new processes, the old ones end after theirs.
       if (gone.length > 0 || changedPackages.length > 0) hosts.recycle()
       return changes
     },
