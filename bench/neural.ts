@@ -19,6 +19,7 @@
  * machine and 10 ms on an AVX-512 one, where Parla's fixed few milliseconds then looked like 80 %. The
  * absolute overhead (ms per request, CPU ms per second of audio) is printed beside the ratios; it does not
  * depend on the model.
+ * Last, the first request after `neuralIdleSec` stopped the processes, against a warm one.
  * Env: BENCH_RUNS (default 5; the sentence BENCH_SENTENCE_RUNS, default 30), BENCH_RTF (default 0.1),
  * BENCH_LAYERS (dense layers per token; skips the calibration).
  */
@@ -33,7 +34,7 @@ import { timeWords } from '../src/engines/tts/neural/timing.js'
 import { estimateWords } from '../src/engines/tts/neural/words.js'
 import { concatSamples } from '../src/audio/signal.js'
 import { writePiperVoice } from '../test/support/neural-models.js'
-import { processTreeCpuMs } from './proc-cpu.js'
+import { processTable, processTreeCpuMs } from './proc-cpu.js'
 import { startBenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
 import { mean, median } from './stats.js'
@@ -147,6 +148,35 @@ async function alignmentCost(sentences: readonly string[]) {
   }
 }
 
+/**
+ * `neuralIdleSec`: what the first request after the processes were stopped for idleness waits for (a process
+ * start and the model's load) against a warm one's first byte, on a second server with `neuralIdleSec: 1`.
+ */
+async function idleRestart(): Promise<void> {
+  const idle = await startBenchServer({ modelsDir, neuralProcesses: 1, neuralThreads: 1, neuralIdleSec: 1 })
+  const firstByte = async () => {
+    const t0 = performance.now()
+    const res = await fetch(new URL('/v1/tts', idle.url), { method: 'POST', headers: { authorization: `Bearer ${idle.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: SENTENCE, reference_id: 'neural-en-us-bench-low', format: 'pcm', sample_rate: RATE }) })
+    let first = 0
+    for await (const _ of res.body as AsyncIterable<Uint8Array>) first ||= performance.now() - t0
+    return first
+  }
+  const hosts = () => [...processTable()].filter(([, p]) => p.ppid === idle.pid && p.cmdline.includes('--input-type=module')).length
+  try {
+    const warm: number[] = []
+    const cold: number[] = []
+    await firstByte()
+    for (let i = 0; i < RUNS; i++) {
+      warm.push(await firstByte())
+      while (hosts() > 0) await new Promise((r) => setTimeout(r, 50))
+      cold.push(await firstByte())
+    }
+    console.log(`after an idle stop (neuralIdleSec 1, ${RUNS} runs): first byte ${median(cold).toFixed(0)} ms against ${median(warm).toFixed(0)} ms warm (a process start and the model's load: ${(median(cold) - median(warm)).toFixed(0)} ms)`)
+  } finally {
+    await idle.stop()
+  }
+}
+
 try {
   console.log(`bench:neural — synthetic Piper voice, ${LAYERS} dense layers/token (runtime at ${(await rtfOf(tts)).toFixed(3)} s per s of audio; target ${TARGET_RTF}), ${RUNS} runs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   // Warm both paths (model load, first-call costs).
@@ -178,6 +208,7 @@ try {
   console.log(`paragraph by SSE (words aligned) ${median(timed.map((r) => r.total)).toFixed(0)} ms (first event ${median(timed.map((r) => r.first)).toFixed(0)} ms) | /v1/tts ${plain.toFixed(0)} ms`)
   const cost = await alignmentCost(PARAGRAPH_TEXT.split(/(?<=[.!?])\s+/).slice(0, 8))
   console.log(`aligner alone: festival speech ${cost.seconds.toFixed(1)} s in 8 sentences, ${cost.aligned} aligned (the rest fell back) | wall ${cost.wall.toFixed(0)} ms, CPU ${cost.cpu.toFixed(0)} ms (${(cost.cpu / cost.seconds / 10).toFixed(2)} % of the audio's duration)`)
+  await idleRestart()
   console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 } finally {
   await server.stop()

@@ -14,7 +14,7 @@ export const ReferenceAudio = Type.Object(
 
 export const TtsRequestBody = Type.Object(
   {
-    text: Type.String({ description: 'Text to speak. May contain expression tags ((happy) for s1, [whispers] for s2-pro) and <|speaker:N|>.' }),
+    text: Type.String({ description: 'Text to speak. May contain expression tags ((happy) for s1, [whispers] for s2-pro) and <|speaker:N|>, or be an SSML document (root <speak>; docs/ssml.md).' }),
     temperature: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Sampling temperature; used by engines with a sampler (none of the classic engines).' })),
     top_p: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Nucleus sampling; used by engines with a sampler.' })),
     references: Nullable(Type.Array(Type.Union([ReferenceAudio, Type.Array(ReferenceAudio)]), { description: 'Reference audio for instant voice cloning.' })),

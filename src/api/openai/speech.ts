@@ -22,7 +22,7 @@ const oneOf = <T extends string>(values: readonly T[], description: string) => T
 const SpeechBody = Type.Object(
   {
     model: Type.Optional(Type.String({ description: 'tts-1, tts-1-hd, gpt-4o-mini-tts, s1, s2-pro, an engine id (festival, flite, espeak-ng), or any string (default routing)' })),
-    input: Type.String({ description: 'Text to speak; may contain s2-pro cues like [whispering].' }),
+    input: Type.String({ description: 'Text to speak; may contain s2-pro cues like [whispering], or be an SSML document (root <speak>).' }),
     voice: Type.Union([Type.String(), Type.Object({ id: Type.String() })], { description: 'OpenAI voice name (mapped, see docs/protocols.md), Parla voice model id or title, or {"id": ...}' }),
     instructions: Type.Optional(Type.String({ description: 'Delivery ("calm, slightly sad"): words naming expression tags become cues.' })),
     response_format: Type.Optional(oneOf(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const, 'Default mp3. pcm is 24 kHz signed 16-bit little-endian mono.')),
