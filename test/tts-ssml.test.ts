@@ -69,6 +69,22 @@ describe('SSML on /v1/tts', () => {
     expect(res.language).toMatch(/^en; confidence=[01]\.\d\d; reason=default, de; confidence=1\.00; reason=markup$/)
   })
 
+  it('<voice name> speaks its span with that voice model, after the request\'s own reference_id', async () => {
+    const [mixed, plain, awb] = await Promise.all([
+      tts('<speak>The door is open. <voice name="flite-awb">The door is open.</voice></speak>', { reference_id: 'festival-slt' }),
+      tts('The door is open. The door is open.', { reference_id: 'festival-slt' }),
+      tts('The door is open.', { reference_id: 'flite-awb' }),
+    ])
+    expect(mixed.pcm.equals(plain.pcm)).toBe(false)
+    // flite's awb speaks the second sentence: the mixed audio is as much longer than festival's one sentence
+    // as awb's sentence lasts, give or take the pause between them.
+    const single = await tts('The door is open.', { reference_id: 'festival-slt' })
+    expect(Math.abs(seconds(mixed.pcm) - seconds(single.pcm) - seconds(awb.pcm))).toBeLessThan(0.6)
+    const unknown = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { text: '<speak>Hi. <voice name="no-such-voice">Hello.</voice></speak>' } })
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.json().message).toMatch(/'no-such-voice' not found/)
+  })
+
   it('word timestamps name the spoken words, not the markup', async () => {
     const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: s.asAlice, payload: { text: '<speak>Hello <break time="1500ms"/> world.</speak>', format: 'wav' } })
     expect(res.statusCode).toBe(200)

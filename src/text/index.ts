@@ -1,6 +1,6 @@
 /** The text pipeline: tags, normalization, language, chunking. `planText` is the entry point. */
 export { planText } from './plan.js'
-export { isSsml, ssmlToMarkup } from './ssml.js'
+export { isSsml, readSsml, ssmlToMarkup, type SsmlReading } from './ssml.js'
 export { parseTags, lookupTag, combineTags, NEUTRAL_EXPRESSION, type TagSpan, type TagLookup } from './tags.js'
 export { TAG_ENTRIES, TAG_MODIFIERS, PROSODY_LIMITS, type TagEntry, type TagKind } from './tag-table.js'
 export { decideLanguage, normalizeLanguageCode, scriptLanguage } from './language.js'

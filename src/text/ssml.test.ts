@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SpeechError } from '../errors.js'
 import { planText } from './plan.js'
-import { isSsml, ssmlToMarkup } from './ssml.js'
+import { isSsml, readSsml, ssmlToMarkup } from './ssml.js'
 import type { TextChunk } from './types.js'
 
 const plan = (ssml: string): TextChunk[] =>
@@ -89,6 +89,15 @@ describe('ssmlToMarkup', () => {
       ['en', 'default'], ['de', 'markup'], ['fr', 'markup'], ['en', 'default'],
     ])
     expect(plan('<speak xml:lang="es-ES">Hola.</speak>')[0]).toMatchObject({ language: 'es', languageDecision: { reason: 'markup', confidence: 1 } })
+  })
+
+  it('turns each named voice into a speaker after the request\'s own, and returns to the outer one at its end', () => {
+    const { text, voices } = readSsml('<speak>Hi. <voice name="flite-awb">Hello there. <voice name="my-voice">Inner.</voice> Back.</voice> Bye. <voice name="flite-awb">Again.</voice></speak>', 2)
+    expect(voices).toEqual(['flite-awb', 'my-voice'])
+    const chunks = planText(text, { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 0, latency: 'normal' })
+    expect(chunks.map((c) => [c.content, c.speaker])).toEqual([['Hi.', 0], ['Hello there.', 2], ['Inner.', 3], ['Back.', 2], ['Bye.', 0], ['Again.', 2]])
+    // A voice without a name only sets what it says (its language), not a speaker.
+    expect(readSsml('<speak><voice xml:lang="de">Hallo.</voice></speak>').voices).toEqual([])
   })
 
   it('makes paragraphs and sentences of <p> and <s>, ending a sentence that has no full stop', () => {

@@ -6,9 +6,10 @@ import { languageMark, prosodyMark, type MarkupProsody } from './markup-marks.js
 /**
  * SSML in, Parla's own markup out. A text whose first element is `<speak>` (after an optional XML
  * declaration) is read as an SSML document and rewritten as text the pipeline already understands: pauses as
- * `[pause 500ms]`, prosody and language spans as marks that set (and, at the element's end, restore) them.
- * What Parla cannot do (`<audio>` files, `<phoneme>` strings, `<mark>` events, voice changes by name) is
- * read as its text content, as SSML asks of a processor that does not support an element.
+ * `[pause 500ms]`, prosody and language spans as marks that set (and, at the element's end, restore) them,
+ * and `<voice name>` spans as speakers (`<|speaker:N|>`) whose voice model ids the caller adds to the
+ * request's. What Parla cannot do (`<audio>` files, `<phoneme>` strings, `<mark>` events) is read as its text
+ * content, as SSML asks of a processor that does not support an element.
  */
 
 /** Whether `text` is an SSML document rather than plain text. */
@@ -34,10 +35,18 @@ const SENTENCE_ENDS = /[.!?…。！？]\s*$/
 /** Elements whose content is not spoken. */
 const SILENT = new Set(['desc', 'mark', 'meta', 'metadata', 'lexicon'])
 
+/** An SSML document read: Parla markup, and the voice model ids its `<voice name>` spans speak with. */
+export interface SsmlReading {
+  readonly text: string
+  /** `voices[i]` speaks the spans marked `<|speaker:firstSpeaker + i|>`. */
+  readonly voices: readonly string[]
+}
+
 interface Frame {
   readonly name: string
   readonly prosody: MarkupProsody
   readonly language: string | undefined
+  readonly speaker: number
   /** `sub`'s alias, spoken instead of the content; `say-as`'s way of reading it. */
   readonly alias?: string
   readonly sayAs?: string
@@ -45,10 +54,14 @@ interface Frame {
   collected?: string
 }
 
-/** Rewrites an SSML document as Parla markup; a 422 naming the line and column when it is not well-formed. */
-export function ssmlToMarkup(document: string): string {
+/**
+ * Rewrites an SSML document as Parla markup; a 422 naming the line and column when it is not well-formed.
+ * `firstSpeaker`: the speaker index the first `<voice name>` gets (the request's own speakers come before).
+ */
+export function readSsml(document: string, firstSpeaker = 1): SsmlReading {
   const parser = new SaxesParser({ xmlns: false, position: true })
   const stack: Frame[] = []
+  const voices: string[] = []
   let out = ''
   let failure: string | undefined
   let failureAt = ''
@@ -76,7 +89,7 @@ export function ssmlToMarkup(document: string): string {
     const prosody = outer?.prosody ?? NEUTRAL
     const language = attribute(tag, 'xml:lang') ?? outer?.language
     if (stack.length === 0 && name !== 'speak') refuse(`its root element is <${tag.name}>, not <speak>`)
-    let frame: Frame = { name, prosody, language }
+    let frame: Frame = { name, prosody, language, speaker: outer?.speaker ?? 0 }
     switch (name) {
       case 'break': {
         const ms = breakMs(tag, refuse)
@@ -107,8 +120,17 @@ export function ssmlToMarkup(document: string): string {
       case 'say-as':
         frame = { ...frame, sayAs: (attribute(tag, 'interpret-as') ?? '').toLowerCase(), collected: '' }
         break
+      case 'voice': {
+        // A voice by name is a voice model id (built-in or the caller's), as in `reference_id`.
+        const voice = attribute(tag, 'name')
+        if (!voice) break
+        if (!voices.includes(voice)) voices.push(voice)
+        frame = { ...frame, speaker: firstSpeaker + voices.indexOf(voice) }
+        break
+      }
     }
     stack.push(frame)
+    if (frame.speaker !== (outer?.speaker ?? 0)) emit(` <|speaker:${frame.speaker}|> `)
     if (!sameProsody(frame.prosody, prosody)) emit(prosodyMark(frame.prosody))
     if (frame.language !== (outer?.language)) emit(languageMark(frame.language))
   })
@@ -116,7 +138,7 @@ export function ssmlToMarkup(document: string): string {
     if (failure || stack.length === 0 || stack.some((f) => SILENT.has(f.name))) return
     emit(text)
   })
-  parser.on('closetag', (tag: SaxesTagPlain) => {
+  parser.on('closetag', () => {
     if (failure) return
     const frame = stack.pop()
     if (!frame) return
@@ -131,7 +153,7 @@ export function ssmlToMarkup(document: string): string {
     if (frame.name === 'p') emit('\n\n')
     if (outer && !sameProsody(frame.prosody, outer.prosody)) emit(prosodyMark(outer.prosody))
     if (outer && frame.language !== outer.language) emit(languageMark(outer.language))
-    void tag
+    if (outer && frame.speaker !== outer.speaker) emit(` <|speaker:${outer.speaker}|> `)
   })
   try {
     parser.write(document).close()
@@ -140,8 +162,11 @@ export function ssmlToMarkup(document: string): string {
     fail(err instanceof Error ? err.message : String(err))
   }
   if (failure !== undefined) refuse(`is not well-formed (${failure})`, failureAt)
-  return out
+  return { text: out, voices }
 }
+
+/** `readSsml`'s text alone, for callers that take no voices from it (tests, the text pipeline's users). */
+export const ssmlToMarkup = (document: string): string => readSsml(document).text
 
 function localName(name: string): string {
   return name.slice(name.indexOf(':') + 1).toLowerCase()

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { invalidField, SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak } from '../../services/tts/service.js'
-import { isSsml, ssmlToMarkup } from '../../text/index.js'
+import { isSsml } from '../../text/index.js'
 import { clientSignal } from '../client-signal.js'
 import { admitStream, admitted } from '../admitted-stream.js'
 import { admitHttp } from '../quota-admission.js'
@@ -52,9 +52,7 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     if (voiceName.trim() === '') throw invalidField(['body', 'voice'], "'voice' is empty; send an OpenAI voice name such as alloy, or a Parla voice model id")
     const format = body.response_format ?? 'mp3'
     const cues = instructionCues(body.instructions, route.dialect)
-    // Cues from `instructions` go before the words, so an SSML input is read as SSML first.
-    const input = cues && isSsml(body.input) ? ssmlToMarkup(body.input) : body.input
-    const params = plainTtsParams(cues ? `${cues} ${input}` : input, format, {
+    const params = plainTtsParams(withCues(body.input, cues), format, {
       dialect: route.dialect,
       referenceIds: [await voices.pick(voiceName, route, request.principal)],
       speed: body.speed ?? 1,
@@ -77,4 +75,10 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     }
     return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
   })
+}
+
+/** Cues from `instructions` go before the words: inside an SSML document's root, so it stays a document. */
+function withCues(input: string, cues: string): string {
+  if (!cues) return input
+  return isSsml(input) ? input.replace(/<speak(?:\s[^>]*)?>/, (root) => `${root}${cues} `) : `${cues} ${input}`
 }

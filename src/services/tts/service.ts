@@ -2,7 +2,7 @@ import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/type
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
 import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../principal.js'
-import { isSsml, planText, ssmlToMarkup, type Pronunciations } from '../../text/index.js'
+import { isSsml, planText, readSsml, type Pronunciations } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
 import type { TtsParams } from './params.js'
 import { renderSpeech, type RenderEvent } from './render.js'
@@ -58,13 +58,13 @@ export interface TtsServiceDeps {
 
 export function createTtsService(deps: TtsServiceDeps): TtsService {
   return {
-    async prepare(params, principal, signal) {
+    async prepare(request, principal, signal) {
+      // A whole text may be an SSML document; a piece of a stream (a live session's phrase) is always text.
+      const params = !request.presplit && isSsml(request.text) ? fromSsml(request) : request
       const encoder = deps.encoders?.[params.format] ?? getEncoder(params.format)
       const outputRate = outputSampleRate(encoder, params.sampleRate)
       const voiceLanguages = params.languageHint ? undefined : await deps.voiceLanguages?.(params, principal)
-      // A whole text may be an SSML document; a piece of a stream (a live session's phrase) is always text.
-      const text = !params.presplit && isSsml(params.text) ? ssmlToMarkup(params.text) : params.text
-      const plan = (latency: TtsParams['latency']) => planText(text, {
+      const plan = (latency: TtsParams['latency']) => planText(params.text, {
         dialect: params.dialect,
         normalize: params.normalize,
         chunkLength: params.chunkLength,
@@ -107,4 +107,16 @@ export function createTtsService(deps: TtsServiceDeps): TtsService {
       }
     },
   }
+}
+
+/**
+ * The request with its SSML document read: the text in Parla's markup, and each `<voice name>` as a speaker
+ * after the request's own (its `reference_id`s and `references`), speaking with that voice model.
+ */
+function fromSsml(params: TtsParams): TtsParams {
+  const own = Math.max(1, params.referenceIds.length, params.references.length)
+  const { text, voices } = readSsml(params.text, own)
+  if (voices.length === 0) return { ...params, text }
+  const ownIds = Array.from({ length: own }, (_, i) => params.referenceIds[i] ?? '')
+  return { ...params, text, referenceIds: [...ownIds, ...voices] }
 }
