@@ -23,6 +23,8 @@ describe('isSsml', () => {
     expect(isSsml('<speak>Hi.</speak>')).toBe(true)
     expect(isSsml('  <?xml version="1.0" encoding="UTF-8"?>\n<speak version="1.1" xml:lang="en-US">Hi.</speak>')).toBe(true)
     expect(isSsml('<speak/>')).toBe(true)
+    expect(isSsml('<?xml version="1.0"?>\n<!DOCTYPE speak PUBLIC "-//W3C//DTD SYNTHESIS 1.0//EN" "http://www.w3.org/TR/speech-synthesis/synthesis.dtd">\n<!-- greeting -->\n<speak version="1.0">Hi.</speak>')).toBe(true)
+    expect(spoken('<!DOCTYPE speak [<!ELEMENT speak ANY>]><speak>Hi there.</speak>')).toBe('Hi there.')
   })
 
   it('leaves text that only mentions tags as text', () => {

@@ -12,9 +12,9 @@ import { languageMark, prosodyMark, type MarkupProsody } from './markup-marks.js
  * content, as SSML asks of a processor that does not support an element.
  */
 
-/** Whether `text` is an SSML document rather than plain text. */
+/** Whether `text` is an SSML document rather than plain text: `<speak>` first, after an XML prolog if any. */
 export function isSsml(text: string): boolean {
-  return /^\s*(?:<\?xml[^>]*\?>\s*)?<speak[\s>/]/.test(text)
+  return /^\s*(?:<\?xml[^>]*\?>\s*)?(?:(?:<!DOCTYPE[^>[]*(?:\[[^\]]*\])?\s*>|<!--[\s\S]*?-->)\s*)*<speak[\s>/]/.test(text)
 }
 
 const BREAK_STRENGTH_MS: Readonly<Record<string, number>> = {
