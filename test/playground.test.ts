@@ -156,6 +156,18 @@ describe('playground: speak', { timeout: SLOW }, () => {
     expect(await page.evaluate(() => (window.__heard as Heard).samples)).toBeGreaterThan(before)
   })
 
+  it('the SSML example speaks, its words lit without the markup', async () => {
+    await page.getByText('Expression tags').click()
+    await page.getByRole('button', { name: 'SSML example' }).click()
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toMatch(/^<speak>/)
+    await page.getByRole('button', { name: 'Speak', exact: true }).click()
+    await expect.poll(() => page.locator('#speak-out [role=status]').textContent(), { timeout: SLOW }).toMatch(/^All received: /)
+    const words = await page.locator('#speak-out .word').allTextContents()
+    expect(words.join(' ')).toContain('Consortium')
+    expect(words.join(' ')).not.toMatch(/[<>]|speak|prosody/)
+    await page.getByText('Expression tags').click()
+  })
+
   it('an empty text and a wrong key each say what to fix', async () => {
     await page.getByLabel('Text', { exact: true }).fill('   ')
     await page.getByRole('button', { name: 'Speak', exact: true }).click()

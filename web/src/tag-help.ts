@@ -19,4 +19,16 @@ export function initTagHelp(textarea: HTMLTextAreaElement, model: HTMLSelectElem
     })
     list.append(el('div', { className: 'tag-group' }, el('strong', { textContent: `${kind}: ` }), ...buttons))
   }
+  $('ssml-example').addEventListener('click', () => {
+    textarea.value = SSML_EXAMPLE
+    textarea.focus()
+  })
 }
+
+/** A document that shows what SSML does here (docs/ssml.md), in the playground's default language. */
+const SSML_EXAMPLE = `<speak>
+  <p>Hello from Parla. <break time="700ms"/> This is <emphasis level="strong">SSML</emphasis>.</p>
+  <p><prosody rate="slow" pitch="-2st">Slower, and a little lower.</prosody>
+    The <sub alias="World Wide Web Consortium">W3C</sub> wrote it; spell it: <say-as interpret-as="characters">SSML</say-as>.</p>
+  <p><voice name="flite-awb">Another voice says hello.</voice> <lang xml:lang="de-DE">Und auf Deutsch: guten Tag.</lang></p>
+</speak>`
