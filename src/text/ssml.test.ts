@@ -52,6 +52,9 @@ describe('ssmlToMarkup', () => {
     expect(spoken('<speak>Dial <say-as interpret-as="digits">911</say-as>.</speak>')).toBe('Dial nine one one.')
     expect(spoken('<speak>The <say-as interpret-as="ordinal">22</say-as> time.</speak>')).toBe('The twenty-second time.')
     expect(spoken('<speak>Room <say-as interpret-as="cardinal">42</say-as>.</speak>')).toBe('Room forty-two.')
+    // Its own attributes (a language) set the span without becoming letters to spell.
+    expect(plan('<speak>Spell <say-as interpret-as="characters" xml:lang="de">ab</say-as>.</speak>').map((c) => [c.spoken, c.language]))
+      .toEqual([['Spell', 'en'], ['a b.', 'de']])
   })
 
   it('keeps a prosody span across sentences, restores the outer one at its end, and nests', () => {

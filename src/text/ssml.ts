@@ -129,10 +129,11 @@ export function readSsml(document: string, firstSpeaker = 1): SsmlReading {
         break
       }
     }
-    stack.push(frame)
+    // The marks go before the element joins the stack: a `sub` or `say-as` rewrites only its own words.
     if (frame.speaker !== (outer?.speaker ?? 0)) emit(` <|speaker:${frame.speaker}|> `)
     if (!sameProsody(frame.prosody, prosody)) emit(prosodyMark(frame.prosody))
     if (frame.language !== (outer?.language)) emit(languageMark(frame.language))
+    stack.push(frame)
   })
   parser.on('text', (text) => {
     if (failure || stack.length === 0 || stack.some((f) => SILENT.has(f.name))) return
