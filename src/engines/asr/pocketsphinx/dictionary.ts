@@ -24,8 +24,7 @@ export function lmVocabulary(lmPath: string): Set<string> {
   const lmath = api.logmath_init(1.0001, 0, 0)
   if (!lmath) throw new Error('[pocketsphinx] logmath_init failed')
   try {
-    // Prints one INFO line on stderr (the process-wide sphinxbase log); redirecting that log here would race
-    // with decoder workers that set their own (`-logfn`), and the line only appears when the cache is built.
+    // Silent: `loadPocketsphinx` turned the library's process-wide log off.
     const lm = api.ngram_model_read(null, lmPath, NGRAM_AUTO, lmath)
     if (!lm) throw new Error(`[pocketsphinx] cannot read the language model ${lmPath}`)
     try {

@@ -48,6 +48,9 @@ export interface PocketsphinxApi {
   /** Points at one count per order: unigrams first. */
   ngram_model_get_counts(model: Handle): Handle
   ngram_word(model: Handle, wid: number): string
+  /** The library's one log stream for the whole process; NULL turns its logging off. */
+  err_set_logfp(stream: Handle): void
+  err_get_logfp(): Handle
   peekUint32(ptr: Handle, offset: number): number
 }
 
@@ -73,6 +76,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
     cmd_ln_parse_r: base.func(
       'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
     cmd_ln_free_r: base.func('int cmd_ln_free_r(void *config)'),
+    err_set_logfp: base.func('void err_set_logfp(void *stream)'),
+    err_get_logfp: base.func('void *err_get_logfp()'),
     logmath_exp: base.func('double logmath_exp(void *lmath, int logp)'),
     // mfcc_t is float in Debian's floating-point build.
     cmn_live_get: base.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
@@ -112,5 +117,11 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_set_jsgf_string: ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf_string)'),
     ps_set_search: ps.func('int ps_set_search(void *ps, const char *name)'),
   } as PocketsphinxApi
+  // The library's log is one process-wide FILE. `-logfn` made every decoder's init open a new one and fclose
+  // the old one while decoders in other threads were writing to it: a write into freed memory that corrupted
+  // the heap and, now and then, crashed the process at a worker thread's exit (glibc's tcache_thread_shutdown,
+  // seen in a core dump). Logging off once, before any decoder, opens no FILE at all; every thread sets the
+  // same value.
+  api.err_set_logfp(null)
   return api
 }

@@ -38,7 +38,7 @@ export function mergeArgs(...lists: readonly (readonly string[])[]): string[] {
  */
 export function alignerArgs(modelDir = MODEL_DIR): string[] {
   return [
-    '-hmm', `${modelDir}/en-us`, '-dict', `${modelDir}/cmudict-en-us.dict`, '-logfn', '/dev/null',
+    '-hmm', `${modelDir}/en-us`, '-dict', `${modelDir}/cmudict-en-us.dict`,
     '-remove_silence', 'no', '-silprob', '0.1',
   ]
 }
@@ -57,7 +57,6 @@ export function decoderArgs(
     '-hmm', `${modelDir}/en-us`,
     '-lm', `${modelDir}/en-us.lm.bin`,
     '-dict', dictPath,
-    '-logfn', '/dev/null',
     '-remove_silence', 'no',
   ]
   return mergeArgs(base, DECODER_PRESETS[preset], extra)
