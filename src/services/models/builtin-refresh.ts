@@ -43,7 +43,8 @@ export async function refreshBuiltinVoices(options: BuiltinRefreshOptions, signa
     // A replaced package sounds different: its old clip goes, and is spoken again with the new ones.
     for (const id of resampled) await blobs.delete(sampleKey(id))
     const voices = await seedBuiltinVoices(repo, options.keys, engines)
-    const made = await generateBuiltinSamples(options, voices.filter((v) => added.has(v.modelId) || resampled.has(v.modelId)), signal)
+    // As for several nodes: the start's own run may still hold leases on the queue, which are not this run's to release.
+    const made = await generateBuiltinSamples({ ...options, shared: true }, voices.filter((v) => added.has(v.modelId) || resampled.has(v.modelId)), signal)
     if (made > 0) logger.info({ made }, 'generated the new voices\' samples')
   } catch (err) {
     if (!signal.aborted) logger.warn({ err }, 'could not take in the changed model packages; send SIGHUP to try again')
