@@ -50,7 +50,6 @@ export interface PocketsphinxApi {
   ngram_word(model: Handle, wid: number): string
   /** The library's one log stream for the whole process; NULL turns its logging off. */
   err_set_logfp(stream: Handle): void
-  err_get_logfp(): Handle
   peekUint32(ptr: Handle, offset: number): number
 }
 
@@ -77,7 +76,6 @@ export function loadPocketsphinx(): PocketsphinxApi {
       'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
     cmd_ln_free_r: base.func('int cmd_ln_free_r(void *config)'),
     err_set_logfp: base.func('void err_set_logfp(void *stream)'),
-    err_get_logfp: base.func('void *err_get_logfp()'),
     logmath_exp: base.func('double logmath_exp(void *lmath, int logp)'),
     // mfcc_t is float in Debian's floating-point build.
     cmn_live_get: base.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
