@@ -4,7 +4,7 @@ import type { AdmissionLimits } from './admission.js'
  * Share of the cores the admitted streams' engine work may plan to use: the rest is the server's own work per
  * stream (levelling, encoding, sockets, on one event loop), bursts and drift. 0.8 let 8 of 32 sockets of a
  * simultaneous burst fall behind playback on 2 quiet cores, 0.6 up to 2 of 23, 0.5 none, with the same audio
- * served per second under a soak (docs/benchmarks.md, "Admission ... quiet machine").
+ * served per second under a soak (docs/benchmarks.md, "Admission").
  */
 const UTILISATION = 0.5
 /** Before anything was measured: a festival/flite-like cost (bench:tts measures 0.02–0.03 on a quiet core). */

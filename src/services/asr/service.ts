@@ -31,7 +31,7 @@ export interface AsrServiceOptions {
   /**
    * Requests decoded and transcribed at once; the rest wait in line (first come, first served). Each one in
    * progress holds its decoded audio (about 38 MB per 10 minutes), so this bounds memory. Default: the number
-   * of decoder workers (one per core), enough to keep every decoder busy; see docs/decisions.md (ASR).
+   * of decoder workers (one per core), enough to keep every decoder busy; see docs/decisions.md ("Speech to text memory").
    */
   readonly concurrency?: number
   /** Requests that may wait in that line; beyond it they get 503 `engine_busy` at once. Default: unbounded. */

@@ -2,7 +2,7 @@
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us'
 
 /**
- * Decoder argument sets, measured in docs/decisions.md ("## ASR"). `accurate` is the library default;
+ * Decoder argument sets, measured in docs/decisions.md ("Decoder settings"). `accurate` is the library default;
  * `fast` is the aggressive pruning set from the engines survey; `balanced` (the default) computes the GMMs
  * every other frame and caps active HMMs, which measured both faster and no less accurate than `accurate`.
  */

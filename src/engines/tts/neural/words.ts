@@ -7,7 +7,7 @@ import type { EngineWord } from '../types.js'
  * the text's phrases (split at punctuation) are put on the pauses the audio really has, then each phrase's
  * voiced span is shared among its words by letter count. When the audio has fewer pauses than the text has
  * phrase breaks, the whole voiced span is shared, with a pause's worth of letters at each break.
- * See docs/decisions.md (issue 14) for why this and not forced alignment.
+ * The fallback where forced alignment cannot run; see docs/decisions.md, "Word timing by forced alignment".
  */
 export function estimateWords(text: string, samples: Float32Array, sampleRate: number): EngineWord[] {
   const words = textWords(text)
