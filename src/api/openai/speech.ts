@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js'
 import { invalidField, SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak } from '../../services/tts/service.js'
+import { isNothingToSpeak } from '../../services/tts/nothing-to-speak.js'
 import { isSsml } from '../../text/index.js'
 import { clientSignal } from '../client-signal.js'
 import { admitStream, admitted } from '../admitted-stream.js'
@@ -66,15 +67,27 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
       throw new SpeechError('reference_not_found', `Voice '${voiceName}' not found; use an OpenAI voice name such as alloy or nova, or a voice from GET /v1/audio/voices`, { cause: err })
     })
     // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
-    if (prepared.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
+    if (prepared.chunks.length === 0) throw inputError(nothingToSpeak())
     const speech = meteredSpeech(prepared, await admitHttp(deps, request, reply, { characters: body.input.length }))
     const ticket = await admitStream(deps, reply, 'openai', signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, speechEvents(speech, body.input, signal)), signal)
+      return sendStream(reply, 'text/event-stream; charset=utf-8', onInput(admitted(ticket, speechEvents(speech, body.input, signal))), signal)
     }
-    return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
+    return sendStream(reply, speech.encoder.contentType, onInput(admitted(ticket, encodedAudio(speech, signal))), signal)
   })
+}
+
+/** The TTS service's complaint about the text, about this surface's `input`: the 400 naming it. */
+const inputError = (err: SpeechError) => invalidField(['body', 'input'], `'input' ${err.message.replace(/^text /, '')}`)
+
+/** Rendering that found nothing the voice can say fails before the first byte, as a 400 on `input`. */
+async function* onInput<T>(stream: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* stream
+  } catch (err) {
+    throw isNothingToSpeak(err) ? inputError(err as SpeechError) : err
+  }
 }
 
 /** Cues from `instructions` go before the words: inside an SSML document's root, so it stays a document. */

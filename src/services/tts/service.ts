@@ -29,12 +29,7 @@ export interface PreparedSpeech {
   render(signal?: AbortSignal, dueAt?: number, words?: boolean): AsyncGenerator<RenderEvent>
 }
 
-/**
- * Text that plans to no chunk at all (only punctuation, tags, invisible characters or lone surrogates) gets
- * this 422 on every surface (the live socket sends its message in `finish`), never an empty audio body.
- */
-export const nothingToSpeak = () =>
-  new SpeechError('unusable_input', 'text has nothing to speak: no words, numbers or symbols remain once tags, punctuation and invisible characters are set aside; send text with something to say')
+export { nothingToSpeak } from './nothing-to-speak.js'
 
 export interface TtsService {
   prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>
