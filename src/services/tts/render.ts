@@ -193,7 +193,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     yield* pass(snapshot())
   }
   const first = chunks[0]
-  if (!spoke && first) throw voiceSaidNothing(options.chooseVoice(first.speaker, first.language).voiceId)
+  if (!spoke && first) throw voiceSaidNothing(options.chooseVoice(first.speaker, first.language).modelId)
   const rest = current?.flush()
   if (rest && rest.length > 0) yield { type: 'audio', samples: rest }
 }
