@@ -1,6 +1,5 @@
 import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/types.js'
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
-import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../principal.js'
 import { isSsml, planText, readSsml, type Pronunciations } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
