@@ -1,10 +1,12 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import websocket from '@fastify/websocket'
+import type { WebSocket } from 'ws'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import { installAuth } from './api/auth.js'
 import { registerBodyParsers } from './api/body-parsers.js'
 import { fishErrorHandler } from './api/error-wire.js'
+import { explainOversizedMessages, websocketErrorHandler } from './api/websocket-close.js'
 import { healthRoutes } from './api/health.js'
 import { installRequestMetrics, metricsRoutes } from './api/metrics.js'
 import { modelRoutes } from './api/fish/models.js'
@@ -58,12 +60,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await registerBodyParsers(app, deps.config)
   await app.register(websocket, {
     options: { maxPayload: deps.config.maxBodyBytes },
+    errorHandler: websocketErrorHandler,
     // On close, stop taking sockets but leave open ones to `liveRoutes`, which lets them finish.
     preClose(done) {
       this.websocketServer.close()
       done()
     },
   })
+  // Every WebSocket Parla serves: a message over the limit closes with 1009 and says what to send.
+  app.websocketServer.on('connection', (socket: WebSocket) => explainOversizedMessages(socket, deps.config.maxBodyBytes))
   await app.register(swagger, {
     openapi: {
       info: { title: 'Parla speech API', version: '1', description: 'Fish-Audio-compatible speech API: TTS, ASR, voice models.' },

@@ -15,8 +15,8 @@ export const ERROR_CODES = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   /**
-   * The request's one input passes validation but cannot be used (ASR audio that does not decode, blank TTS
-   * text): 422 as `{status, message}`, which every SDK parses, not the field array (see docs/decisions.md).
+   * The request's content passes the schema but cannot be used (ASR audio that does not decode or is too short,
+   * blank TTS text, text with nothing to speak): a 422 naming the field, like `validation_failed`.
    */
   unusable_input: 422,
   /** An `Expect` header the server cannot meet (anything but `100-continue`). */
@@ -47,6 +47,15 @@ export interface ValidationIssue {
   readonly in?: 'path' | 'query' | 'header' | 'cookie' | 'body'
 }
 
+export interface SpeechErrorOptions {
+  readonly issues?: readonly ValidationIssue[]
+  /** The field a 422 is about, e.g. `['body', 'text']`; see the constructor. */
+  readonly field?: readonly string[]
+  /** The validation type of a 422's issue, e.g. `string_too_short`; see the constructor. */
+  readonly type?: string
+  readonly retryAfterSec?: number
+}
+
 export class SpeechError extends Error {
   override readonly name = 'SpeechError'
   readonly code: ErrorCode
@@ -55,11 +64,15 @@ export class SpeechError extends Error {
   /** Seconds after which the same request may succeed (a busy server, a rate limit): the `Retry-After` header. */
   readonly retryAfterSec: number | undefined
 
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { issues?: readonly ValidationIssue[]; retryAfterSec?: number }) {
+  /**
+   * A 422 always says which field is wrong: `issues`, or else one issue on `field` (default `['body']`, the whole
+   * body) of type `type` (default `value_error`) with the message, so every surface's mapper finds it there.
+   */
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & SpeechErrorOptions) {
     super(message, options)
     this.code = code
     this.status = ERROR_CODES[code]
-    this.issues = options?.issues ?? []
+    this.issues = options?.issues ?? (this.status === 422 ? [fieldIssue(options?.field ?? ['body'], message, options?.type)] : [])
     this.retryAfterSec = options?.retryAfterSec
   }
 }
@@ -72,20 +85,24 @@ export function isServerFault(e: SpeechError): boolean {
   return e.status >= 500 && e.retryAfterSec === undefined
 }
 
+/** One 422 entry. `loc` starts with where the field lives (`body`, `query`, `path`, `header`). */
+function fieldIssue(loc: readonly string[], msg: string, type = 'value_error'): ValidationIssue {
+  const where = loc[0]
+  return {
+    loc,
+    type,
+    msg,
+    ...(where === 'body' || where === 'query' || where === 'path' || where === 'header' ? { in: where } : {}),
+  }
+}
+
 /** A 422 for one field. `loc` starts with where the field lives (`body`, `query`, `path`). */
 export function invalidField(
   loc: readonly string[],
   msg: string,
   type = 'value_error',
 ): SpeechError {
-  const where = loc[0]
-  const issue: ValidationIssue = {
-    loc,
-    type,
-    msg,
-    ...(where === 'body' || where === 'query' || where === 'path' || where === 'header' ? { in: where } : {}),
-  }
-  return new SpeechError('validation_failed', `${loc.join('.')}: ${msg}`, { issues: [issue] })
+  return new SpeechError('validation_failed', `${loc.join('.')}: ${msg}`, { issues: [fieldIssue(loc, msg, type)] })
 }
 
 export function toSpeechError(err: unknown): SpeechError {

@@ -27,13 +27,21 @@ export interface Server {
   rescanModels(): Promise<void>
 }
 
+export interface StartHooks {
+  /**
+   * Runs once the database is ready and before the listener opens, so its effects are in place when
+   * `/healthz` first answers (`parla serve` writes the first API key here).
+   */
+  readonly beforeListen?: (deps: Deps) => Promise<void>
+}
+
 /**
  * Starts Parla: opens and migrates the database, seeds the built-in voices (which starts the engines),
  * listens (which runs crash recovery, see `app.ts`), then warms the rest in the background: speech
  * recognition, built-in voice samples, the measured profiles cloning uses. `/readyz` lists what is still
  * warming.
  */
-export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<Server> {
+export async function startServer(config: Config, overrides: DepsOverrides = {}, hooks: StartHooks = {}): Promise<Server> {
   const deps = await createDeps(config, overrides)
   const { logger, readiness } = deps
   const background = new AbortController()
@@ -45,6 +53,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   try {
     app = await buildApp(deps)
     const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
+    await hooks.beforeListen?.(deps)
     address = await app.listen({ host: config.host, port: config.port })
     // Wyoming (Home Assistant): off unless a port is set; no authentication, so loopback unless configured.
     if (config.wyomingPort > 0) {

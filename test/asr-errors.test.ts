@@ -13,8 +13,8 @@ const TOO_LARGE = {
 }
 const ACCEPTED = 'send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A'
 const issue = (field: string, type: string, msg: string) => [{ loc: ['body', field], type, msg, in: 'body' }]
-/** Audio that cannot be used is `{status, message}`, which every SDK parses (docs/decisions.md). */
-const unusable = (message: string) => ({ status: 422, message })
+/** Audio that cannot be used is the 422 list naming `audio`, like every 422 of the Fish surface. */
+const unusable = (msg: string, type = 'value_error') => issue('audio', type, msg)
 const silence = (seconds: number) => toWav(new Float32Array(Math.round(seconds * 16_000)), 16_000)
 
 type Body = NonNullable<Parameters<typeof fetch>[1]>['body']
@@ -93,18 +93,18 @@ describe('POST /v1/asr errors', { timeout: SLOW }, () => {
     const wav = toWav(new Float32Array(43_200), 48_000)
     expect(await chunked(form([['extra', silence(0.2), 'x.wav'], ['audio', wav, 'short.wav']]))).toMatchObject({
       status: 422,
-      body: unusable('audio is 0.90 s long; send at least 1 second of audio'),
+      body: unusable('audio is 0.90 s long; send at least 1 second of audio', 'too_short'),
     })
   })
 
   it('422 for audio under 1 second', async () => {
     expect(await send(form([['audio', silence(0.5), 'short.wav']]))).toMatchObject({
       status: 422,
-      body: unusable('audio is 0.50 s long; send at least 1 second of audio'),
+      body: unusable('audio is 0.50 s long; send at least 1 second of audio', 'too_short'),
     })
     expect(await msgpack({ audio: silence(0.99) })).toMatchObject({
       status: 422,
-      body: unusable('audio is 0.99 s long; send at least 1 second of audio'),
+      body: unusable('audio is 0.99 s long; send at least 1 second of audio', 'too_short'),
     })
   })
 
@@ -119,8 +119,8 @@ describe('POST /v1/asr errors', { timeout: SLOW }, () => {
     const mp3 = await ffmpeg(silentWav8(4 * 3600), ['-ar', '8000', '-c:a', 'libmp3lame', '-b:a', '8k'], 'mp3')
     expect(mp3.length).toBeLessThan(20_000_000)
     const res = await msgpack({ audio: mp3 })
-    expect(res).toMatchObject({ status: 422, body: { status: 422 } })
-    const msg = (res.body as { message: string }).message
+    expect(res).toMatchObject({ status: 422, body: [{ loc: ['body', 'audio'], type: 'value_error', in: 'body' }] })
+    const msg = (res.body as { msg: string }[])[0]!.msg
     expect(msg).toMatch(
       /^the audio is longer than the limit of 3600 s \(decoding stopped at (\d+\.\d) s\); split the recording/)
     const stoppedAt = Number(/stopped at (\d+\.\d) s/.exec(msg)![1])

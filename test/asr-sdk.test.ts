@@ -62,16 +62,18 @@ describe('npm fish-audio: speechToText.convert (multipart)', { timeout: SLOW }, 
     expect(Math.abs(byDefault.duration - seconds)).toBeLessThanOrEqual(0.05)
   })
 
-  it('reports a non-audio file as UnprocessableEntityError with {status, message}', async () => {
+  it('reports a non-audio file as UnprocessableEntityError with the 422 list naming audio', async () => {
     const client = new FishAudioClient({ apiKey: s.alice, baseUrl: s.url })
     const audio = new File(['just some notes'], 'notes.txt')
     const err = await client.speechToText.convert({ audio }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(UnprocessableEntityError)
     expect((err as FishAudioError).statusCode).toBe(422)
-    expect((err as FishAudioError).body).toEqual({
-      status: 422,
-      message: "file 'notes.txt' is not audio: it looks like plain text; send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A",
-    })
+    expect((err as FishAudioError).body).toEqual([{
+      loc: ['body', 'audio'],
+      type: 'value_error',
+      msg: "file 'notes.txt' is not audio: it looks like plain text; send WAV, MP3, Ogg Opus/Vorbis, FLAC or M4A",
+      in: 'body',
+    }])
   })
 })
 

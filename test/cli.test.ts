@@ -84,6 +84,10 @@ describe('parla say', { timeout: SLOW }, () => {
     expect(empty.stderr).toContain('no text')
     const speed = await parla(['say', 'Hi.', '--speed', '5', '-o', out, ...remote])
     expect(speed.code).toBe(2)
+    // The API's 422 list, read as one line with the message (the field it names is in it).
+    const nothing = await parla(['say', '...!?', '-o', out, ...remote])
+    expect(nothing.code).toBe(2)
+    expect(nothing.stderr).toMatch(/^parla: text has nothing to speak: .+ \[HTTP 422\]$/m)
     const down = await parla(['say', 'Hi.', '-o', out, '--server', 'http://127.0.0.1:9', '--key', 'k'])
     expect(down.code).toBe(5)
     expect(down.stderr).toContain('cannot reach')

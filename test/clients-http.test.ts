@@ -154,18 +154,18 @@ describe('clients replayed over HTTP', () => {
     })
   })
 
-  it('Python SDK error parsing: blank text and non-audio ASR uploads are objects with a message', async () => {
-    // fishaudio's _raise_for_status calls response.json().get("message"): an array would be AttributeError.
+  it('blank text and non-audio ASR uploads are the 422 list naming the field, as the spec gives every 422', async () => {
+    // fishaudio's _raise_for_status calls response.json().get("message"), which fails on any list (docs/decisions.md).
     const tts = await s.app.inject({
       method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, ...NEW_SDK, 'content-type': 'application/msgpack' },
       payload: Buffer.from(encode({ text: '  ', format: 'mp3' })),
     })
-    expect({ status: tts.statusCode, body: tts.json() }).toEqual({ status: 422, body: { status: 422, message: 'text is empty; send the text to speak' } })
+    expect({ status: tts.statusCode, body: tts.json() }).toEqual({ status: 422, body: [{ loc: ['body', 'text'], type: 'string_too_short', msg: 'text is empty; send the text to speak', in: 'body' }] })
     const asr = await s.app.inject({
       method: 'POST', url: '/v1/asr', headers: { ...s.asAlice, ...NEW_SDK, 'content-type': 'application/msgpack' },
       payload: Buffer.from(encode({ audio: Buffer.from('not audio at all'), language: 'en', ignore_timestamps: true })),
     })
     expect(asr.statusCode).toBe(422)
-    expect(asr.json()).toEqual({ status: 422, message: expect.stringContaining('is not audio') })
+    expect(asr.json()).toEqual([{ loc: ['body', 'audio'], type: 'value_error', msg: expect.stringContaining('is not audio'), in: 'body' }])
   })
 })

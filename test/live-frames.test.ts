@@ -15,9 +15,9 @@ describe('live socket: frames validated, close codes that say why', () => {
     clients.push(c)
     return c
   }
-  const closed = (c: LiveClient) => new Promise<{ code: number }>((resolve) => {
+  const closed = (c: LiveClient) => new Promise<{ code: number; reason: string }>((resolve) => {
     if (c.closed) return resolve(c.closed)
-    c.ws.once('close', (code) => resolve({ code }))
+    c.ws.once('close', (code, reason) => resolve({ code, reason: String(reason) }))
   })
   beforeAll(async () => {
     s = await startTestServer({ maxBodyBytes: 64 * 1024 })
@@ -57,7 +57,7 @@ describe('live socket: frames validated, close codes that say why', () => {
   it('text with nothing to speak ends the utterance with the same message /v1/tts gives in its 422', async () => {
     const http = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { text: ')', ...PCM } })
     expect(http.statusCode).toBe(422)
-    const { message } = http.json() as { message: string }
+    const [{ msg: message }] = http.json() as [{ msg: string }]
     const c = await connect()
     const { finish, audio } = await c.speak(PCM, ') ... \ud800')
     expect(finish).toEqual({ event: 'finish', reason: 'error', message })
@@ -74,7 +74,15 @@ describe('live socket: frames validated, close codes that say why', () => {
   it('a frame over the size limit closes the socket with 1009', async () => {
     const c = await connect()
     c.ws.send(encode({ event: 'text', text: 'a'.repeat(100 * 1024) }))
-    expect((await closed(c)).code).toBe(1009)
+    expect(await closed(c)).toEqual({ code: 1009, reason: 'message over 65536 bytes; send smaller messages' })
+  })
+
+  it('a message far over the limit, still being sent when the server refuses it, closes with 1009 too, not 1006', async () => {
+    // 8 MB against a 64 KB limit: ws refuses it from the frame header while the client is still writing, and the
+    // close frame must reach the client rather than the socket being cut under it.
+    const c = await connect()
+    c.ws.send(encode({ event: 'text', text: 'a'.repeat(8 * 1024 * 1024) }))
+    expect(await closed(c)).toEqual({ code: 1009, reason: 'message over 65536 bytes; send smaller messages' })
   })
 
   it('16 invalid frames in a row close the socket with 1008, each answered first', async () => {

@@ -1,4 +1,10 @@
+import { spawn } from 'node:child_process'
 import { EventEmitter } from 'node:events'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config/load.js'
@@ -132,5 +138,52 @@ describe('signals', () => {
     expect(target.codes).toEqual([1])
     expect(await stream).toMatchObject({ status: 200, complete: true })
     await eventually(() => target.codes).toEqual([1, 0])
+  })
+})
+
+describe('parla serve: the first key', () => {
+  /** A port nobody listens on now (the OS's pick for port 0, released). */
+  const freePort = () => new Promise<number>((resolve, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  /** One GET /healthz; the status, or 0 when nothing answers yet. */
+  const health = (port: number) => new Promise<number>((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/healthz' }, (res) => {
+      res.resume()
+      resolve(res.statusCode!)
+    })
+    req.on('error', () => resolve(0))
+    req.end()
+  })
+
+  it('is in data/api-key when /healthz first answers 200, as a script waiting for health then reading it expects', { timeout: 180_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'parla-first-key-'))
+    const port = await freePort()
+    const bin = join(import.meta.dirname, '..', 'bin', 'parla.js')
+    const child = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data-dir', dir, '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let printed = ''
+    child.stdout.on('data', (b: Buffer) => (printed += b.toString()))
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    try {
+      // Polls back to back, as tightly as a script can: the first 200 is seen as soon as the listener opens.
+      let polls = 0
+      let keyAtFirst200: boolean | undefined
+      while (keyAtFirst200 === undefined && child.exitCode === null) {
+        polls++
+        if ((await health(port)) === 200) keyAtFirst200 = existsSync(join(dir, 'api-key'))
+      }
+      expect(keyAtFirst200).toBe(true)
+      expect(polls).toBeGreaterThan(1)
+      const key = readFileSync(join(dir, 'api-key'), 'utf8').trim()
+      expect(key).toMatch(/^parla_/)
+      await expect.poll(() => printed, { timeout: 60_000 }).toContain(key)
+    } finally {
+      child.kill('SIGTERM')
+      await exited
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -147,8 +147,8 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/)
     expect(tts.statusCode).toBe(422)
     expect(res.json()).toEqual(tts.json())
-    // Blank text is not a field error but unusable input: {status, message} (docs/decisions.md).
-    if (what === 'empty text') expect(res.json()).toEqual({ status: 422, message: 'text is empty; send the text to speak' })
+    // Every 422 is the list naming the field, blank text included.
+    if (what === 'empty text') expect(res.json()).toEqual([{ loc: ['body', 'text'], type: 'string_too_short', msg: 'text is empty; send the text to speak', in: 'body' }])
     else expect(res.json()[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type: expect.any(String), msg: expect.any(String) })
   })
 

@@ -96,7 +96,7 @@ describe('SSML on /v1/tts', () => {
   it('a document that is not well-formed is a 422 saying where, in the Fish shape', async () => {
     const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { text: '<speak>\nHello <prosody rate="slow">world.\n</speak>', format: 'wav' } })
     expect(res.statusCode).toBe(422)
-    expect(res.json()).toEqual({ status: 422, message: expect.stringMatching(/^text is SSML \(it starts with <speak>\) but is not well-formed \(.+\) at line 3, column \d+; fix the markup, or send plain text$/) })
+    expect(res.json()).toEqual([{ loc: ['body', 'text'], type: 'value_error', in: 'body', msg: expect.stringMatching(/^text is SSML \(it starts with <speak>\) but is not well-formed \(.+\) at line 3, column \d+; fix the markup, or send plain text$/) }])
   })
 
   it('text that only mentions <speak> later is read as text, not refused as a broken document', async () => {
@@ -120,7 +120,7 @@ describe('SSML on the other surfaces', () => {
     const broken = await speak('<speak>Hello <break time="soon"/></speak>')
     // OpenAI answers every invalid request with a 400.
     expect(broken.statusCode).toBe(400)
-    expect(broken.json()).toEqual({ error: { message: expect.stringContaining('<break time="soon"> is not a duration'), type: 'invalid_request_error', param: null, code: expect.any(String) } })
+    expect(broken.json()).toEqual({ error: { message: expect.stringContaining('<break time="soon"> is not a duration'), type: 'invalid_request_error', param: 'input', code: expect.any(String) } })
   })
 
   it('Wyoming synthesize reads SSML; a broken document is an error event, and the connection goes on', async () => {

@@ -161,10 +161,10 @@ describe('text', () => {
     await expectAudio({ ...OK, text: `${'Hello there. '.repeat(40)}`.slice(0, MAX_TEXT) })
   })
 
-  it('empty or blank text is a 422 {status, message}, which every SDK parses', async () => {
+  it('empty or blank text is a 422 naming text, in the list shape of every 422', async () => {
     for (const text of ['', ' \n\t ']) {
       const res = await post({ ...OK, text })
-      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 422, body: { status: 422, message: 'text is empty; send the text to speak' } })
+      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 422, body: [{ loc: ['body', 'text'], type: 'string_too_short', msg: 'text is empty; send the text to speak', in: 'body' }] })
     }
   })
 })

@@ -4,9 +4,9 @@ import type { Socket } from 'node:net'
 import { isAbortError, isServerFault, SpeechError, toSpeechError, type ValidationIssue } from '../errors.js'
 
 /**
- * The only module that knows how errors look on the wire. Fish surface: 422 is an array of
- * `{loc, type, msg, ctx?, in?}`; every other error is exactly `{status, message}` (the legacy Python SDK
- * builds an exception from `**body`, so an extra key breaks it). 5xx messages are never leaked.
+ * The only module that knows how errors look on the Fish surface: 422 is an array of `{loc, type, msg, ctx?, in?}`;
+ * every other error is exactly `{status, message}` (the legacy Python SDK builds an exception from `**body`, so an
+ * extra key breaks it). 5xx messages are never leaked.
  */
 const PARTS: Record<string, ValidationIssue['in']> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
 const LOC_ROOT: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
@@ -118,9 +118,12 @@ export function fromFastifyError(err: FastifyError): SpeechError {
   return toSpeechError(err)
 }
 
-/** `{status, message}` or the 422 array, for one error. */
+/**
+ * The 422 array for every 422, whichever layer raised it (the spec's one shape for it; `SpeechError` gives each
+ * 422 its field), else `{status, message}`.
+ */
 export function fishErrorBody(e: SpeechError): unknown {
-  if (e.code === 'validation_failed' && e.issues.length > 0) return e.issues
+  if (e.status === 422) return e.issues.length > 0 ? e.issues : [{ loc: ['body'], type: e.code, msg: e.message, in: 'body' }]
   return { status: e.status, message: isServerFault(e) ? 'Internal server error' : e.message }
 }
 

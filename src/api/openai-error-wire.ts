@@ -44,7 +44,7 @@ export function openAiErrorBody(e: SpeechError): OpenAiErrorBody {
   const param = issue ? issue.loc.slice(1).join('.') || null : null
   const message = isServerFault(e)
     ? 'Internal server error'
-    : issue ? e.issues.map(issueMessage).join('; ') : e.message
+    : issue && e.code === 'validation_failed' ? e.issues.map(issueMessage).join('; ') : e.message
   return {
     error: {
       message,

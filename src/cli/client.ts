@@ -5,6 +5,17 @@ interface Issue {
   msg?: string
 }
 
+/** Where a 422's field lives, which a user of the command does not need to read. */
+const LOC_ROOTS = new Set(['body', 'query', 'path', 'header'])
+
+/** One 422 entry as `field: message`, or the message alone when it already starts with the field. */
+function describeIssue(issue: Issue): string {
+  const loc = (issue.loc ?? []).map(String)
+  const field = (LOC_ROOTS.has(loc[0] ?? '') ? loc.slice(1) : loc).join('.')
+  const msg = issue.msg ?? 'invalid'
+  return field === '' || msg.startsWith(field) || msg.startsWith(`'${field}'`) ? msg : `${field}: ${msg}`
+}
+
 /** The API's error body as one line: `{status, message}` or the 422 list of `{loc, msg}`. */
 function describe(status: number, text: string): string {
   let body: unknown
@@ -13,7 +24,7 @@ function describe(status: number, text: string): string {
   } catch {
     return text.trim() || `HTTP ${status}`
   }
-  if (Array.isArray(body)) return (body as Issue[]).map((i) => `${(i.loc ?? []).join('.')}: ${i.msg ?? 'invalid'}`).join('; ')
+  if (Array.isArray(body)) return (body as Issue[]).map(describeIssue).join('; ')
   if (body && typeof body === 'object' && 'message' in body) return String((body as { message: unknown }).message)
   return text.trim()
 }

@@ -10,14 +10,15 @@ import { EXIT } from './exit.js'
 export function registerServeCommand(program: Command): void {
   addConfigFlags(program.command('serve').description('start the API server')).action(async (options) => {
     const config = configFromOptions(options)
-    const server = await startServer(config).catch((err: unknown) => {
+    let key: string | null = null
+    // The key is in its file before the listener opens: a script that waits for /healthz then reads it finds it.
+    const server = await startServer(config, {}, { beforeListen: async (deps) => void (key = await ensureFirstKey(deps.keys, config.dataDir)) }).catch((err: unknown) => {
       // Start-up failures are the operator's to fix (a port in use, a database that is not there): one line
       // that says what to change, not a stack trace. Exit at once: half-started engines may hold the loop.
       process.stderr.write(`parla: cannot start: ${startupProblem(err, config)}\n`)
       process.exit(EXIT.failed)
     })
     handleSignals(server)
-    const key = await ensureFirstKey(server.deps.keys, config.dataDir)
     if (key) {
       const file = join(config.dataDir, 'api-key')
       process.stdout.write(

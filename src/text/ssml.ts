@@ -73,7 +73,7 @@ export function readSsml(document: string, firstSpeaker = 1): SsmlReading {
   }
   const where = () => `line ${parser.line}, column ${parser.column}`
   const refuse = (message: string, at = where()): never => {
-    throw new SpeechError('unusable_input', `text is SSML (it starts with <speak>) but ${message} at ${at}; fix the markup, or send plain text`)
+    throw new SpeechError('unusable_input', `text is SSML (it starts with <speak>) but ${message} at ${at}; fix the markup, or send plain text`, { field: ['body', 'text'] })
   }
   const fail = (message: string) => {
     if (failure !== undefined) return

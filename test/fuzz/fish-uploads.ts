@@ -109,7 +109,7 @@ export function fishUploadProperties(): readonly FuzzProperty[] {
         const url = patchId === undefined ? '/model' : `/model/${percentEncode(patchId) || 'x'}`
         const method = patchId === undefined ? 'POST' : 'PATCH'
         const res = await s.app.inject({ method, url, headers: { ...s.asAlice, 'content-type': body.type }, payload: body.payload })
-        checkFishAnswer(res.statusCode, res.headers['content-type'] as string | undefined, res.body)
+        checkFishAnswer(res.statusCode, res.headers, res.body)
         check(method !== 'POST' || res.statusCode !== 201, 'a model was created from samples shorter than the minimum', res.body.slice(0, 300))
         await unchangedOnFailure(s, res.statusCode, before)
       }) as never,
@@ -126,7 +126,7 @@ export function fishUploadProperties(): readonly FuzzProperty[] {
           ? JSON.stringify({ ...fields, [name]: Buffer.from(file.file).toString('base64') })
           : Buffer.from(encode({ ...fields, [name]: file.file }))
         const res = await s.app.inject({ method: 'POST', url: '/v1/asr', headers: { ...s.asAlice, 'content-type': body.type }, payload })
-        checkFishAnswer(res.statusCode, res.headers['content-type'] as string | undefined, res.body)
+        checkFishAnswer(res.statusCode, res.headers, res.body)
         check(res.statusCode !== 200, 'audio shorter than the 1 s minimum was transcribed', res.body.slice(0, 200))
         await unchangedOnFailure(s, res.statusCode, before)
       }) as never,

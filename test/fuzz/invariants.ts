@@ -1,7 +1,8 @@
 /**
- * Invariants every surface's answers must keep, whatever the input: no 5xx, every error body in the surface's
- * exact shape, nothing stored by a request that failed, and normal service afterwards. Surface modules
- * (`fish-http.ts`, `fish-live.ts`, later OpenAI or Wyoming) call these and add their own shape checks.
+ * Invariants every surface's answers must keep, whatever the input: no 5xx but a 503 that says when to retry,
+ * every error body in the surface's exact shape (every Fish 422 the field list), no 200 without audio from
+ * a TTS route, nothing stored by a request that failed, and normal service afterwards. Surface modules
+ * (`fish-http.ts`, `fish-live.ts`, `openai.ts`, `wyoming.ts`) call these and add their own shape checks.
  */
 import type { TestServer } from '../helpers/app.js'
 
@@ -12,6 +13,15 @@ export class Violation extends Error {
 
 export function check(ok: boolean, what: string, detail?: unknown): asserts ok {
   if (!ok) throw new Violation(detail === undefined ? what : `${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`.slice(0, 2000))
+}
+
+/** The response headers the checks read (Fastify's inject and the raw client both give this shape). */
+export type AnswerHeaders = Readonly<Record<string, unknown>>
+
+/** No server fault: a 5xx is only a full server's 503 with `Retry-After`, which a client can act on. */
+function checkNoServerFault(status: number, headers: AnswerHeaders, body: string): void {
+  const retryAfter = headers['retry-after']
+  check(status < 500 || (status === 503 && typeof retryAfter === 'string' && /^\d+$/.test(retryAfter)), `${status} answer${status === 503 ? ' without Retry-After' : ''}`, body.slice(0, 300))
 }
 
 /** An error answer must be JSON, by its content type and its body. */
@@ -27,14 +37,11 @@ function parseErrorBody(status: number, contentType: string | undefined, body: s
 const ISSUE_KEYS = new Set(['loc', 'type', 'msg', 'ctx', 'in'])
 const ISSUE_IN = new Set(['path', 'query', 'header', 'cookie', 'body'])
 
-/** Fish surface: non-2xx is JSON `{status, message}` (exactly those keys) or, for 422, the issue array. */
-export function checkFishAnswer(status: number, contentType: string | undefined, body: string, method = 'POST'): void {
-  check(status < 500, `${status} answer`, body.slice(0, 300))
+/** Fish surface: non-2xx is JSON `{status, message}` (exactly those keys) or, for every 422, the issue array. */
+export function checkFishAnswer(status: number, headers: AnswerHeaders, body: string, method = 'POST'): void {
+  checkNoServerFault(status, headers, body)
   if (status < 400 || method === 'HEAD') return
-  const parsed = parseErrorBody(status, contentType, body)
-  // 422: the field array, or `{status, message}` for input that validates but cannot be used (undecodable
-  // audio, text with nothing to speak), which every SDK parses (docs/decisions.md).
-  if (status === 422 && !Array.isArray(parsed)) return checkStatusMessage(status, parsed)
+  const parsed = parseErrorBody(status, headers['content-type'] as string | undefined, body)
   if (status === 422) {
     check(Array.isArray(parsed) && parsed.length > 0, '422 body is not a non-empty array', parsed)
     for (const issue of parsed as Record<string, unknown>[]) {
@@ -90,11 +97,11 @@ export async function openConnections(s: TestServer, waitMs = 5000): Promise<num
 const OPENAI_ERROR_KEYS = 'code,message,param,type'
 
 /** OpenAI surface: non-2xx is JSON `{"error": {message, type, param, code}}`, exactly those keys, never a 422. */
-export function checkOpenAiAnswer(status: number, contentType: string | undefined, body: string, method = 'POST'): void {
-  check(status < 500, `${status} answer`, body.slice(0, 300))
+export function checkOpenAiAnswer(status: number, headers: AnswerHeaders, body: string, method = 'POST'): void {
+  checkNoServerFault(status, headers, body)
   check(status !== 422, 'a 422 on the OpenAI surface (OpenAI answers field errors with 400)', body.slice(0, 300))
   if (status < 400 || method === 'HEAD') return
-  const parsed = parseErrorBody(status, contentType, body)
+  const parsed = parseErrorBody(status, headers['content-type'] as string | undefined, body)
   checkOpenAiError(parsed, `${status} body`)
 }
 
@@ -108,4 +115,22 @@ export function checkOpenAiError(parsed: unknown, what: string): void {
   check(typeof e.type === 'string' && e.type !== 'server_error', `${what}: type`, parsed)
   check(e.param === null || typeof e.param === 'string', `${what}: param`, parsed)
   check(e.code === null || typeof e.code === 'string', `${what}: code`, parsed)
+}
+
+/**
+ * A 200 from a Fish TTS route carries audio: SSE has an event with audio in it; raw PCM and WAV have a sample
+ * that is not silence (a WAV header alone, or a body of zeros, is a 200 without speech); MP3 and Opus are not
+ * empty.
+ */
+export function checkTtsAudio(url: string, headers: AnswerHeaders, raw: Buffer): void {
+  const type = String(headers['content-type'] ?? '')
+  if (url.includes('/stream/')) {
+    const events = raw.toString('utf8').split('\n\n').filter((m) => m.startsWith('data: ')).map((m) => JSON.parse(m.slice(6)) as { audio_base64?: string })
+    return check(events.some((e) => (e.audio_base64 ?? '') !== ''), 'an SSE 200 without audio in any event', `${events.length} events`)
+  }
+  check(raw.length > 0, 'a TTS 200 with an empty body', type)
+  if (!type.startsWith('audio/wav') && !type.startsWith('application/octet-stream')) return
+  const pcm = type.startsWith('audio/wav') ? raw.subarray(44) : raw
+  const samples = new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + (pcm.length & ~1)))
+  check(samples.some((v) => v !== 0), 'a TTS 200 with no sound in it', `${type}, ${raw.length} bytes`)
 }

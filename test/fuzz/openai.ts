@@ -67,7 +67,7 @@ const speech: FuzzProperty = {
       const headers = { ...who, ...(body.type && { 'content-type': body.type }) }
       const res = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers, payload: body.payload })
       const type = res.headers['content-type'] as string | undefined
-      checkOpenAiAnswer(res.statusCode, type, res.body)
+      checkOpenAiAnswer(res.statusCode, res.headers, res.body)
       if (res.statusCode !== 200) return
       if (type?.startsWith('text/event-stream')) checkSpeechEvents(res.body)
       // More than a header: a WAV header alone (44 bytes) is a 200 without audio too.
@@ -118,7 +118,7 @@ export function openAiProperties(): readonly FuzzProperty[] {
           ]
           const body = garbage ? { contentType: garbage[0], body: Buffer.from(garbage[1]) } : multipart(parts)
           const res = await s.app.inject({ method: 'POST', url: '/v1/audio/transcriptions', headers: { ...s.asAlice, 'content-type': body.contentType }, payload: body.body })
-          checkOpenAiAnswer(res.statusCode, res.headers['content-type'] as string | undefined, res.body)
+          checkOpenAiAnswer(res.statusCode, res.headers, res.body)
           const after = await storedState(s)
           check(after.models === before.models && after.blobs === before.blobs, 'a transcription left data behind', { before, after })
           if (res.statusCode === 200) check(res.rawPayload.length > 0, 'a 200 with an empty body')
@@ -149,7 +149,7 @@ const routes: FuzzProperty = {
         // Dot segments resolve before routing (`/v1/audio/..` is `/v1/`): a path that leaves the prefixes is Fish's.
         const resolved = new URL(path, 'http://x').pathname
         const check = /^\/v1\/(audio|models)(\/|$)/.test(resolved) ? checkOpenAiAnswer : checkFishAnswer
-        check(res.statusCode, res.headers['content-type'] as string | undefined, res.body, method)
+        check(res.statusCode, res.headers, res.body, method)
       },
     ) as never,
 }

@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
+import { isNothingToSpeak } from '../../services/tts/nothing-to-speak.js'
 import type { Principal } from '../../principal.js'
 import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
 import { meteredSpeech } from '../../services/account/metered-speech.js'
@@ -70,8 +71,10 @@ export class Utterance {
   private blockedSince: number | undefined
   /** Raw audio too small to send alone (see MIN_FRAME_BYTES). */
   private held: Uint8Array | null = null
-  /** Some unit planned to speech: an utterance with nothing to speak ends as `/v1/tts` would answer it. */
+  /** Some unit made a sound: an utterance with nothing to speak ends as `/v1/tts` would answer it. */
   private planned = false
+  /** Why the last silent unit said nothing (`voiceSaidNothing`), for that answer. */
+  private silence: unknown
   /** Some text was queued for synthesis. */
   private enqueued = false
   /** `stop` came and its `finish` is not sent yet (the encoder's tail and the finish gap are still ahead). */
@@ -143,7 +146,7 @@ export class Utterance {
     if (this.signal.aborted || !this.encoder) return
     // Text that planned to nothing is the 422 of /v1/tts; no text at all (start, then stop) is no request for
     // speech, and finishes quietly as clients that open an utterance and cancel it expect.
-    if (!this.planned && this.enqueued) return this.ctx.failed(nothingToSpeak())
+    if (!this.planned && this.enqueued) return this.ctx.failed(this.silence ?? nothingToSpeak())
     if (this.planned) await this.sendAudio(this.encoder.end(), 0, 'last')
     await sleep(FINISH_GAP_MS)
     if (this.signal.aborted) return
@@ -168,7 +171,6 @@ export class Utterance {
         const quota = this.ctx.quota
         await quota?.charge(unit.length)
         const speech = quota ? meteredSpeech(prepared, quota) : prepared
-        if (speech.chunks.length > 0) this.planned = true
         if (this.ctx.debug) await this.logLanguages(speech.chunks.map((c) => (c.languageDecision.reason === 'session' ? session : c.languageDecision)))
         // Due when the client runs out of audio: engines serve the earliest deadline first, so a waiting
         // client's first phrase goes before another socket's continuation.
@@ -178,6 +180,7 @@ export class Utterance {
         // The live socket sends audio only: no engine need find word timings for it.
         for await (const event of speech.render(this.signal, dueAt, false)) {
           if (event.type !== 'audio') continue
+          this.planned = true
           // The client still had audio when this unit was taken up, and ran out before it came: the node is
           // slower than real time (admission control then admits fewer streams for a while).
           if (first && lead > 0 && performance.now() > dueAt + STALL_MS) this.ctx.admission.fellBehind('live')
@@ -189,7 +192,10 @@ export class Utterance {
         if (this.inflight === 1 && !this.stopping) await this.sendAudio(new Uint8Array(0), 0, 'pad')
         this.pauseMs = pauseAfterMs(unit, this.params.dialect)
       } catch (err) {
-        if (!this.signal.aborted) this.ctx.failed(err)
+        // One unit the voice has no sound for (a stray symbol between sentences) is silent; an utterance none of
+        // whose units made a sound fails at `finish`, as /v1/tts would answer it.
+        if (isNothingToSpeak(err)) this.silence = err
+        else if (!this.signal.aborted) this.ctx.failed(err)
       } finally {
         this.inflight--
         if (this.inflight === 0) this.releaseLater()

@@ -15,7 +15,7 @@ import { admitSocket } from './live-quota.js'
 
 export { HIGH_WATER_BYTES } from './live-utterance.js'
 
-/** Close codes that say why (RFC 6455 §7.4.1); 1009 (a frame over the size limit) is sent by `ws` itself. */
+/** Close codes that say why (RFC 6455 §7.4.1); 1009 (a frame over the size limit) is sent by `ws` (see websocket-close.ts). */
 const CLOSE = { policy: 1008, serverError: 1011 } as const
 /** A client that sends this many invalid frames in a row is not speaking the protocol: close with 1008. */
 const MAX_BAD_FRAMES = 16
@@ -119,8 +119,7 @@ class LiveSession {
       this.closed.abort(new DOMException('socket closed', 'AbortError'))
     })
     // ws has already started the closing handshake with the code that says why (1009 too big, 1002 protocol,
-    // 1007 bad UTF-8); terminating here would turn that into a bare 1006 at the client.
-    this.socket.on('error', () => {})
+    // 1007 bad UTF-8); see websocketErrorHandler.
   }
 
   private touch(): void {

@@ -31,7 +31,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
 
   const prepare = async (request: FastifyRequest<{ Body: TtsRequestBody }>, reply: FastifyReply, signal: AbortSignal) => {
     const body = request.body
-    if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak')
+    if (body.text.trim() === '') throw new SpeechError('unusable_input', 'text is empty; send the text to speak', { field: ['body', 'text'], type: 'string_too_short' })
     const speech = await deps.tts.prepare(toTtsParams(body, request.headers.model, deps.config), request.principal, signal)
     if (speech.chunks.length === 0) throw nothingToSpeak()
     // Once the request is known to be speakable (an unknown voice is no request for speech): a slot until the

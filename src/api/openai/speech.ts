@@ -62,19 +62,35 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     const signal = clientSignal(reply)
     const prepared = await deps.tts.prepare(params, request.principal, signal).catch((err: unknown) => {
       // The voice service names the Fish listing; this surface's clients fill pickers from its own.
-      if (!(err instanceof SpeechError) || err.code !== 'reference_not_found') throw err
+      if (!(err instanceof SpeechError) || err.code !== 'reference_not_found') throw asInput(err)
       throw new SpeechError('reference_not_found', `Voice '${voiceName}' not found; use an OpenAI voice name such as alloy or nova, or a voice from GET /v1/audio/voices`, { cause: err })
     })
     // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
-    if (prepared.chunks.length === 0) throw invalidField(['body', 'input'], `'input' ${nothingToSpeak().message.replace(/^text /, '')}`)
+    if (prepared.chunks.length === 0) throw asInput(nothingToSpeak())
     const speech = meteredSpeech(prepared, await admitHttp(deps, request, reply, { characters: body.input.length }))
     const ticket = await admitStream(deps, reply, 'openai', signal)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-      return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, speechEvents(speech, body.input, signal)), signal)
+      return sendStream(reply, 'text/event-stream; charset=utf-8', onInput(admitted(ticket, speechEvents(speech, body.input, signal))), signal)
     }
-    return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
+    return sendStream(reply, speech.encoder.contentType, onInput(admitted(ticket, encodedAudio(speech, signal))), signal)
   })
+}
+
+/** The TTS service's complaints about the Fish `text` are about this surface's `input`: the 400 naming it. */
+function asInput(err: unknown): unknown {
+  const issue = err instanceof SpeechError ? err.issues[0] : undefined
+  if (!(err instanceof SpeechError) || err.issues.length !== 1 || issue?.loc.join('.') !== 'body.text') return err
+  return new SpeechError(err.code, err.message.replace(/^text /, "'input' "), { field: ['body', 'input'], type: issue.type, cause: err })
+}
+
+/** Rendering that found nothing the voice can say fails before the first byte, as a 400 on `input`. */
+async function* onInput<T>(stream: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* stream
+  } catch (err) {
+    throw asInput(err)
+  }
 }
 
 /** Cues from `instructions` go before the words: inside an SSML document's root, so it stays a document. */

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { isAbortError, isServerFault, SpeechError, toSpeechError } from '../../errors.js'
+import { wyomingErrorEvent } from './error-event.js'
 import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from './framing.js'
 import { wyomingInfo } from './info.js'
 import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
@@ -55,9 +56,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
     if (isAbortError(err) || closed.signal.aborted) return
     const e = toSpeechError(err)
     if (isServerFault(e)) log.error({ err: e.cause ?? err }, 'wyoming request failed')
-    const text = isServerFault(e) ? 'Internal server error' : e.issues.length > 0 ? e.issues.map((i) => i.msg).join('; ') : e.message
-    // Wyoming's error event has `text` and `code` only; a full node's retry advice is in the text.
-    void send('error', { text, code: e.code }).catch(() => {})
+    void send('error', wyomingErrorEvent(e)).catch(() => {})
   }
   const then = (task: () => Promise<void>) => {
     chain = chain.then(task).catch(sendError)

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js'
 import { SpeechError } from '../../errors.js'
 import { plainTtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak } from '../../services/tts/service.js'
+import { isNothingToSpeak } from '../../services/tts/nothing-to-speak.js'
 import { WYOMING_PRINCIPAL } from './principal.js'
 
 /** The rate Parla sends Wyoming audio at (what Piper voices use, and what Home Assistant satellites play). */
@@ -51,12 +52,17 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
   const ticket = await deps.admission.admit('wyoming', signal)
   try {
     const session = speech.newEncoderSession()
-    for await (const event of speech.render(signal, undefined, false)) {
-      if (event.type !== 'audio') continue
-      const bytes = session.push(event.samples)
-      if (bytes.length > 0) ticket.firstAudio()
-      // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
-      for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
+    try {
+      for await (const event of speech.render(signal, undefined, false)) {
+        if (event.type !== 'audio') continue
+        const bytes = session.push(event.samples)
+        if (bytes.length > 0) ticket.firstAudio()
+        // Each rendered piece goes out whole (the last chunk of a piece may be short): nothing waits for the next.
+        for (let at = 0; at < bytes.length; at += CHUNK_SAMPLES * 2) yield bytes.subarray(at, at + CHUNK_SAMPLES * 2)
+      }
+    } catch (err) {
+      // A piece of streamed text the voice has no sound for is silent, like one with nothing to say.
+      if (whole || !isNothingToSpeak(err)) throw err
     }
   } finally {
     ticket.release()

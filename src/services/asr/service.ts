@@ -101,7 +101,7 @@ export function createAsrService(options: AsrServiceOptions) {
         if (decoded.durationSec < MIN_AUDIO_SEC) {
           const msg =
             `audio is ${decoded.durationSec.toFixed(2)} s long; send at least ${MIN_AUDIO_SEC} second of audio`
-          throw new SpeechError('unusable_input', msg)
+          throw new SpeechError('unusable_input', msg, { field: decodeOptions.loc, type: 'too_short' })
         }
         return transcribe(asr, { samples: decoded.samples, sampleRate: decoded.sampleRate }, {
           language,
@@ -128,10 +128,7 @@ export function createAsrService(options: AsrServiceOptions) {
 
 export type AsrService = ReturnType<typeof createAsrService>
 
-/**
- * The request's only audio cannot be used: `unusable_input` with the decoder's message, which every SDK
- * parses (the 422 field array crashes the Python SDK's error handling; see docs/decisions.md).
- */
+/** The request's only audio cannot be used: `unusable_input`, on the decoder's field and with its message. */
 function unusable<T>(run: () => T): T {
   const wrap = (err: unknown) => {
     if (err instanceof SpeechError && err.code === 'validation_failed') throw new SpeechError('unusable_input', err.issues[0]?.msg ?? err.message, { issues: err.issues, cause: err })

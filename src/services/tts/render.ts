@@ -8,6 +8,7 @@ import { Lookahead, readAhead } from './lookahead.js'
 import { ChunkLeveler } from './levels.js'
 import type { TtsParams } from './params.js'
 import { ChunkTimeline, type Segment } from './timing.js'
+import { voiceSaidNothing } from './nothing-to-speak.js'
 import type { Stretcher, StretchStream, StretchStreamFactory, VoiceChooser, VoiceRender } from './voice-plan.js'
 
 /** What rendering yields: audio at the output rate, and timing snapshots per text chunk. */
@@ -90,6 +91,15 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     return tail && tail.length > 0 ? concatSamples([tail, out]) : out
   }
 
+  // Until the engines have said something, events are held: silence alone (pauses after chunks an engine had no
+  // sound for) is no answer, and the request fails with `voiceSaidNothing` before any byte of it is sent.
+  let spoke = false
+  const held: RenderEvent[] = []
+  const pass = function* (event: RenderEvent): Generator<RenderEvent> {
+    if (spoke) yield event
+    else held.push(event)
+  }
+
   for (const [seq, chunk] of chunks.entries()) {
     signal?.throwIfAborted()
     const voice = options.chooseVoice(chunk.speaker, chunk.language)
@@ -118,7 +128,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
       return resample(samples, rate)
     }
 
-    yield snapshot()
+    yield* pass(snapshot())
     const next = chunks[seq + 1]
     // The next chunk's call starts as soon as this one's engine has made its last audio (see readAhead).
     const pieces = readAhead(lookahead.take(seq, () => startCall(chunk, timelineSec)), rate, (receivedSec) => {
@@ -134,6 +144,10 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     try {
       for await (const piece of pieces) {
         signal?.throwIfAborted()
+        if (!spoke && piece.samples.length > 0) {
+          spoke = true
+          yield* held.splice(0)
+        }
         stream ??= await opening
         const samples = stream ? undefined : await processPiece(piece, rate, plan, options.stretch, signal)
         const pieceEngineStart = engineSeconds
@@ -153,7 +167,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
           for (const block of blocks(leveler.push(part), rate, offsetSec === 0 && chunkSamples === 0)) {
             const out = emit(smoother.push(block))
             sent += out.length
-            if (out.length > 0) yield { type: 'audio', samples: out }
+            if (out.length > 0) yield* pass({ type: 'audio', samples: out })
             // The same macrotask turn between blocks of a piece: the HTTP response also corks its socket until
             // the next tick, so otherwise the first 50 ms block would leave only with the rest of the sentence.
             if (!stream && out.length > 0) await new Promise((resolve) => setImmediate(resolve))
@@ -162,11 +176,11 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
           // socket would only see the first bytes after the whole piece went through Rubber Band.
           if (stream) await new Promise((resolve) => setImmediate(resolve))
         }
-        if (piece.words.length > 0 && sent > 0) yield snapshot()
+        if (piece.words.length > 0 && sent > 0) yield* pass(snapshot())
       }
       if (stream) {
         const out = emit(smoother.push(leveler.push(stream.flush())))
-        if (out.length > 0) yield { type: 'audio', samples: out }
+        if (out.length > 0) yield* pass({ type: 'audio', samples: out })
       }
     } finally {
       if (stream) stream.close()
@@ -174,10 +188,12 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     }
     const pause = new Float32Array(Math.round((rate * chunk.pauseAfterMs) / 1000 / params.speed))
     const tail = emit(concatSamples([smoother.push(leveler.end()), smoother.end(), pause]))
-    if (tail.length > 0) yield { type: 'audio', samples: tail }
+    if (tail.length > 0) yield* pass({ type: 'audio', samples: tail })
     timelineSec += chunkSamples / rate
-    yield snapshot()
+    yield* pass(snapshot())
   }
+  const first = chunks[0]
+  if (!spoke && first) throw voiceSaidNothing(options.chooseVoice(first.speaker, first.language).modelId)
   const rest = current?.flush()
   if (rest && rest.length > 0) yield { type: 'audio', samples: rest }
 }

@@ -1,6 +1,5 @@
 import type { AudioEncoder, AudioFormat, EncoderSession } from '../../audio/types.js'
 import { getEncoder, outputSampleRate } from '../../audio/encoders/registry.js'
-import { SpeechError } from '../../errors.js'
 import type { Principal } from '../../principal.js'
 import { isSsml, planText, readSsml, type Pronunciations } from '../../text/index.js'
 import type { TextChunk } from '../../text/types.js'
@@ -29,12 +28,7 @@ export interface PreparedSpeech {
   render(signal?: AbortSignal, dueAt?: number, words?: boolean): AsyncGenerator<RenderEvent>
 }
 
-/**
- * Text that plans to no chunk at all (only punctuation, tags, invisible characters or lone surrogates) gets
- * this 422 on every surface (the live socket sends its message in `finish`), never an empty audio body.
- */
-export const nothingToSpeak = () =>
-  new SpeechError('unusable_input', 'text has nothing to speak: no words, numbers or symbols remain once tags, punctuation and invisible characters are set aside; send text with something to say')
+export { nothingToSpeak } from './nothing-to-speak.js'
 
 export interface TtsService {
   prepare(params: TtsParams, principal: Principal, signal?: AbortSignal): Promise<PreparedSpeech>

@@ -40,7 +40,7 @@ export function createPocketsphinxAligner(options: PocketsphinxAlignerOptions = 
       const found = await getPool().run(resampleAll(samples, sampleRate, RATE), signal, words)
       // The search ends on its best path even when the grammar's last word was not reached.
       if (found.length !== words.length || found.some((w, i) => w.word !== words[i])) {
-        throw new SpeechError('unusable_input', `[pocketsphinx] the audio did not align with "${words.join(' ')}"`)
+        throw new SpeechError('unusable_input', `[pocketsphinx] the audio did not align with "${words.join(' ')}"`, { field: ['body', 'text'] })
       }
       return found.map(({ start, end }) => ({ start, end }))
     },

@@ -74,7 +74,7 @@ export class PocketsphinxDecoder {
     }
     const grammar = `#JSGF V1.0;\ngrammar parla;\npublic <words> = ${words.join(' ')};\n`
     if (this.#api.ps_set_jsgf_string(this.#ps, ALIGN_SEARCH, grammar) < 0 || this.#api.ps_set_search(this.#ps, ALIGN_SEARCH) < 0) {
-      throw new SpeechError('unusable_input', `[pocketsphinx] cannot align "${words.join(' ')}": a word is not in the dictionary`)
+      throw new SpeechError('unusable_input', `[pocketsphinx] cannot align "${words.join(' ')}": a word is not in the dictionary`, { field: ['body', 'text'] })
     }
     return this.#run(samples, blockSamples, shouldStop)
   }

@@ -163,4 +163,4 @@ async function filesStamp(path: string): Promise<string> {
 }
 
 const noAudio = (model: string) => new SpeechError('unusable_input',
-  `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`)
+  `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`, { field: ['body', 'text'] })
