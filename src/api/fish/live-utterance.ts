@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws'
 import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
+import { followAbort } from '../../abort.js'
 import type { Principal } from '../../principal.js'
 import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
 import { meteredSpeech } from '../../services/account/metered-speech.js'
@@ -80,12 +81,18 @@ export class Utterance {
   /** The last `log` sent (debug sessions): a unit decided as the one before says nothing new. */
   private lastLog: string | undefined
   private letGo: NodeJS.Timeout | undefined
+  /** Stops following the socket's `closed` signal (see the constructor). */
+  private readonly unlink: () => void
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
     this.ctx = ctx
     this.buffer = new TextBuffer(params.chunkLength, params.dialect)
-    this.signal = AbortSignal.any([this.abort.signal, closed])
+    // Not `AbortSignal.any([own, closed])`: Node keeps a composite signal that has abort listeners alive until it
+    // aborts, so every utterance that finished normally (its own signal never aborted) stayed reachable, with
+    // its encoder and text, until its socket closed. This link is undone when the utterance ends (`end`).
+    this.unlink = followAbort(closed, this.abort)
+    this.signal = this.abort.signal
     this.signal.addEventListener('abort', () => this.releasePlace(), { once: true })
     // Check the voices now, so an unknown reference_id fails at start rather than at the first text. The check
     // is not queued ahead of the units: the first unit is planned alongside it and waits for it only before
@@ -113,7 +120,9 @@ export class Utterance {
     return this.blockedSince === undefined ? 0 : (performance.now() - this.blockedSince) / 1000
   }
 
+  /** Stops the utterance (or, after its `finish`, lets it go): its signal aborts and no longer follows the socket. */
   end(): void {
+    this.unlink()
     this.abort.abort(new DOMException('utterance ended', 'AbortError'))
   }
 
@@ -150,6 +159,7 @@ export class Utterance {
     this.releasePlace()
     done()
     this.ctx.send({ event: 'finish', reason: 'stop' })
+    this.end()
   }
 
   private enqueue(unit: string, session: LanguageDecision): void {
