@@ -28,6 +28,12 @@ const HEARD_CHARS = 400
 const STALL_MS = 50
 /** A socket keeps its admission place this long after its client has played everything (the next reply's tokens). */
 const HOLD_AFTER_PLAYED_SEC = 1
+/**
+ * How long a unit may wait for an admission place before its utterance fails, beyond the audio its client
+ * still has to play, by the session's `latency`: a conversation would rather hear a reply a little late
+ * than get an error instead (the node's `admissionWaitSec` applies if it is longer).
+ */
+export const FIRST_AUDIO_BUDGET_SEC = { low: 1, balanced: 2, normal: 3 } as const
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface UtteranceContext {
@@ -173,7 +179,7 @@ export class Utterance {
       try {
         if (this.signal.aborted || !this.encoder) return
         const encoder = this.encoder
-        await this.hold()
+        await this.hold(unit.length)
         const prepared = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
         const quota = this.ctx.quota
         await quota?.charge(unit.length)
@@ -208,13 +214,15 @@ export class Utterance {
   }
 
   /**
-   * An admission place while this socket speaks: taken for its first unit (waiting in line, or failing with
-   * the 503 message when the node stays full), kept while units follow and the client still has audio to
+   * An admission place while this socket speaks: taken for its first unit (waiting in line up to the session's
+   * latency budget, or failing with the 503 message when the node stays full that long), kept while units follow and the client still has audio to
    * play, so a reply is not cut between its sentences.
    */
-  private async hold(): Promise<void> {
+  private async hold(chars: number): Promise<void> {
     clearTimeout(this.letGo)
-    this.ticket ??= await this.ctx.admission.admit('live', this.signal)
+    if (this.ticket) return
+    const waitSec = Math.max(0, this.leadSec()) + FIRST_AUDIO_BUDGET_SEC[this.params.latency]
+    this.ticket = await this.ctx.admission.admit('live', this.signal, { chars, waitMs: waitSec * 1000 })
   }
 
   private releaseLater(): void {

@@ -1,4 +1,16 @@
 import type { TtsEngine } from '../../engines/tts/types.js'
+import { DEFAULT_COST } from './limits.js'
+
+/**
+ * Seconds of speech a character of text makes at speed 1: festival's slt and flite speak about 14 characters
+ * a second of English prose (bench:admission's replies: 104 characters, 7.2 s).
+ */
+export const AUDIO_SEC_PER_CHAR = 0.07
+
+/** Engine seconds a character of text costs at `perAudioSec` (see `EngineCost`): a request's expected work per character. */
+export function workPerChar(perAudioSec: number | undefined): number {
+  return (perAudioSec ?? DEFAULT_COST) * AUDIO_SEC_PER_CHAR
+}
 
 /**
  * What speech costs this node: seconds an engine process or worker is held per second of audio it speaks
