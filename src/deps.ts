@@ -203,8 +203,9 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
     secPerChar: () => workPerChar(cost.perAudioSec()),
-    // Short work served beyond the limits: what the cores do in one admission wait.
-    shortWorkSec: settings.cores * config.admissionWaitSec,
+    // Short work served beyond the limits: what the cores left do in one admission wait, cut like the limits
+    // while admitted streams fall behind.
+    shortWorkSec: () => coresLeft(settings.cores, asr.load.active) * config.admissionWaitSec * overload.share(),
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
     onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
     onFellBehind: (surface) => {

@@ -97,7 +97,7 @@ describe('admission by expected work', () => {
   })
 
   it('serves work shorter than its wait beyond the limits rather than refusing it, within the short-work budget', async () => {
-    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: 0.01 })
+    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0.01 })
     await admission.admit('tts')
     // 'Hi.' (3 ms of work) on a full node with a full line: served at once, not after the wait.
     const hi = await admission.admit('tts', undefined, { chars: 3 })

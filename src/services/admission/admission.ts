@@ -26,8 +26,9 @@ export interface AdmissionOptions {
   /**
    * Expected work (seconds) that streams admitted beyond the limits may add up to at once: a stream whose whole
    * synthesis costs less than the wait it would be refused after is served rather than refused, within this.
+   * Asked on every decision, like `limits`.
    */
-  readonly shortWorkSec?: number
+  shortWorkSec?(): number
   /** A stream was turned away (metrics). */
   onReject?(surface: StreamSurface): void
   /** A stream's first audio left, `sec` after it asked for a place (metrics). */
@@ -155,7 +156,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       // Done sooner than it would wait to be refused: serving it costs the node less than the wait costs the
       // client, as long as such streams together stay within what the cores do in one wait.
       const short = work > 0 && work * 1000 < waitMs
-      if (short && shortWork + work <= (options.shortWorkSec ?? 0)) return Promise.resolve(ticket(surface, askedAt, work))
+      if (short && shortWork + work <= (options.shortWorkSec?.() ?? 0)) return Promise.resolve(ticket(surface, askedAt, work))
       // A full line turns away new work, but not a live utterance within its latency budget, nor work shorter
       // than its wait (it goes to the front: least work first).
       if (queue.length >= options.queueLength && !short && request.waitMs === undefined) return Promise.reject(busy(surface, `${queue.length} waiting`))
