@@ -205,7 +205,7 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
     secPerChar: () => workPerChar(cost.perAudioSec()),
     // Short work served beyond the limits: what the cores left do in one admission wait, cut like the limits
     // while admitted streams fall behind.
-    shortWorkSec: () => coresLeft(settings.cores, asr.load.active) * config.admissionWaitSec * overload.share(),
+    shortWorkSec: () => coresLeft(settings.cores, asr.load.active) * Math.min(config.admissionWaitSec, 1) * overload.share(),
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
     onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
     onFellBehind: (surface) => {

@@ -115,6 +115,17 @@ describe('admission by expected work', () => {
     third.catch(() => {})
   })
 
+  it('counts no work as short above 1 s, however long the wait, and lets a live utterance wait rather than jump the limits', async () => {
+    const { admission } = byWork({ waitMs: 60_000, queueLength: 0, shortWorkSec: () => 100 })
+    await admission.admit('tts')
+    // 1.5 s of work under a 60 s wait: not short (else a long wait would void the limits), and the line is full.
+    await expect(admission.admit('tts', undefined, { chars: 1500 })).rejects.toMatchObject({ code: 'engine_busy' })
+    // A live unit of 3 ms of work waits in line for its budget: its socket keeps the place for the whole reply.
+    const live = admission.admit('live', undefined, { chars: 3, waitMs: 2000 })
+    expect(admission.snapshot()).toMatchObject({ running: { live: 0 }, queued: 1 })
+    live.catch(() => {})
+  })
+
   it('lets a live utterance wait for its latency budget, longer than the node wait, even when the line is full', async () => {
     vi.useFakeTimers()
     const { admission, rejected } = byWork({ queueLength: 0 })

@@ -67,6 +67,12 @@ export interface Admission {
   snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits; shortWorkSec: number }
 }
 
+/**
+ * Work counts as short (served rather than refused, see `shortWorkSec`) below its wait, but never above this:
+ * with a long `admissionWaitSec` every request would be "shorter than its wait", and the limits void.
+ */
+const SHORT_WORK_MAX_SEC = 1
+
 /** Bounds for the `Retry-After` advice, seconds. */
 const RETRY_MIN_SEC = 1
 const RETRY_MAX_SEC = 30
@@ -154,8 +160,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const work = (request.chars ?? 0) * (options.secPerChar?.() ?? 0)
       if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
       // Done sooner than it would wait to be refused: serving it costs the node less than the wait costs the
-      // client, as long as such streams together stay within what the cores do in one wait.
-      const short = work > 0 && work * 1000 < waitMs
+      // client, as long as such streams together stay within what the cores do in one wait. A stream with a
+      // wait of its own (a live socket, which keeps its place for a whole reply, not one unit) waits instead.
+      const short = request.waitMs === undefined && work > 0 && work < Math.min(waitMs / 1000, SHORT_WORK_MAX_SEC)
       if (short && shortWork + work <= (options.shortWorkSec?.() ?? 0)) return Promise.resolve(ticket(surface, askedAt, work))
       // A full line turns away new work, but not a live utterance within its latency budget, nor work shorter
       // than its wait (it goes to the front: least work first).
