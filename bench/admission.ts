@@ -9,7 +9,7 @@
  * at the first chunk runs dry ("late" > 0 ms is a stall). Turned-away streams: 503/429 with `Retry-After`,
  * and how fast. No other status. Server RSS sampled each second; its trend over the last third of the soak.
  *     Alongside, BENCH_SHORT (default 8) clients ask `/v1/tts` for one or two words ("Hi.") the same way.
- * Each request's expected work is its characters × 0.07 s of speech per character × the engine cost the server
+ * Each request's expected work is its characters × 0.06 s of speech per character × the engine cost the server
  * measured (`parla_engine_real_time_factor`, read at the end): refusals of work under 1 s and under the
  * admission wait (0.5 s) are counted, and live utterances that ended in an error instead of audio.
  * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt). `BENCH_ASR=0` replaces the ASR clients by TTS ones.
@@ -26,7 +26,7 @@ const SOAK_SEC = Number(process.env.BENCH_SOAK_SEC ?? 90)
 const SHORT = Number(process.env.BENCH_SHORT ?? 8)
 const SHORT_TEXTS = ['Hi.', 'Yes.', 'Okay.', 'Thank you.', 'Sure.', 'Got it.']
 /** Seconds of speech per character (the server's `AUDIO_SEC_PER_CHAR`), for each request's expected work. */
-const AUDIO_SEC_PER_CHAR = 0.07
+const AUDIO_SEC_PER_CHAR = 0.06
 /** The server's default `admissionWaitSec`. */
 const WAIT_SEC = 0.5
 /** Lateness tolerated as "keeping ahead": scheduling jitter of the client's own event loop. */

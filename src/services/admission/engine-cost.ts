@@ -2,10 +2,10 @@ import type { TtsEngine } from '../../engines/tts/types.js'
 import { DEFAULT_COST } from './limits.js'
 
 /**
- * Seconds of speech a character of text makes at speed 1: festival's slt and flite speak about 14 characters
- * a second of English prose (bench:admission's replies: 104 characters, 7.2 s).
+ * Seconds of speech a character of text makes at speed 1: festival's slt speaks about 17 characters a second
+ * of English prose (bench:admission's replies: 108 characters on average, 6.2–6.4 s of audio each).
  */
-export const AUDIO_SEC_PER_CHAR = 0.07
+export const AUDIO_SEC_PER_CHAR = 0.06
 
 /** Engine seconds a character of text costs at `perAudioSec` (see `EngineCost`): a request's expected work per character. */
 export function workPerChar(perAudioSec: number | undefined): number {
