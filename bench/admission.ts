@@ -8,7 +8,12 @@
  * Checked per admitted stream: after its first chunk, every chunk arrives before a listener who started playing
  * at the first chunk runs dry ("late" > 0 ms is a stall). Turned-away streams: 503/429 with `Retry-After`,
  * and how fast. No other status. Server RSS sampled each second; its trend over the last third of the soak.
+ *     Alongside, BENCH_SHORT (default 8) clients ask `/v1/tts` for one or two words ("Hi.") the same way.
+ * Each request's expected work is its characters × 0.06 s of speech per character × the engine cost the server
+ * measured (`parla_engine_real_time_factor`, read at the end): refusals of work under 1 s and under the
+ * admission wait (0.5 s) are counted, and live utterances that ended in an error instead of audio.
  * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt). `BENCH_ASR=0` replaces the ASR clients by TTS ones.
+ * `BENCH_SERVER_ROOT=/other/checkout` runs that checkout's server with these clients (before/after a change).
  */
 import { loadavg } from 'node:os'
 import { asr, httpTts, LiveSocket, RATE, type Outcome } from './admission-clients.js'
@@ -18,6 +23,12 @@ import { percentile } from './stats.js'
 const SOCKETS = Number(process.env.BENCH_SOCKETS ?? 32)
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 64)
 const SOAK_SEC = Number(process.env.BENCH_SOAK_SEC ?? 90)
+const SHORT = Number(process.env.BENCH_SHORT ?? 8)
+const SHORT_TEXTS = ['Hi.', 'Yes.', 'Okay.', 'Thank you.', 'Sure.', 'Got it.']
+/** Seconds of speech per character (the server's `AUDIO_SEC_PER_CHAR`), for each request's expected work. */
+const AUDIO_SEC_PER_CHAR = 0.06
+/** The server's default `admissionWaitSec`. */
+const WAIT_SEC = 0.5
 /** Lateness tolerated as "keeping ahead": scheduling jitter of the client's own event loop. */
 const JITTER_MS = 50
 
@@ -53,7 +64,19 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => rss.push({ at: (performance.now() - began) / 1000, mb: processMemory(server.pid).rssMb }), 1000)
     const end = began + SOAK_SEC * 1000
     const soak: Outcome[] = []
-    await Promise.all(Array.from({ length: STREAMS }, async (_, k) => {
+    /** Characters each soak request spoke (ASR: none), by outcome. */
+    const chars = new Map<Outcome, number>()
+    const shortClients = Array.from({ length: SHORT }, async (_, k) => {
+      await sleep(Math.random() * 3000)
+      for (let round = 0; performance.now() < end; round++) {
+        const text = SHORT_TEXTS[(k + round) % SHORT_TEXTS.length]!
+        const outcome = { ...await httpTts(url, key, 'tts', text), surface: 'short' }
+        soak.push(outcome)
+        chars.set(outcome, text.length)
+        await sleep(outcome.kind === 'rejected' ? Number(outcome.retryAfter ?? 1) * 1000 : 500 + Math.random() * 1500)
+      }
+    })
+    const longClients = Array.from({ length: STREAMS }, async (_, k) => {
       await sleep(Math.random() * 3000)
       const kind = pick(k)
       const live = kind === 'live' ? await LiveSocket.open(url, key) : undefined
@@ -64,19 +87,22 @@ async function main(): Promise<void> {
           : kind === 'asr' ? await asr(url, key, wav)
             : await httpTts(url, key, kind === 'sse' ? 'sse' : 'tts', text)
         soak.push(outcome)
+        if (kind !== 'asr') chars.set(outcome, text.length)
         if (outcome.kind === 'rejected') await sleep(Number(outcome.retryAfter ?? 1) * 1000)
         // Listen to the rest of the audio, then think.
         else if (outcome.kind === 'served') await sleep(Math.max(0, outcome.audioSec * 1000 - (performance.now() - asked)) + 500 + Math.random() * 1500)
         else await sleep(1000)
       }
       live?.close()
-    }))
+    })
+    await Promise.all([...longClients, ...shortClients])
     clearInterval(sampler)
     console.log(`load average after the soak: ${load()}`)
     report(`soak: ${STREAMS} clients, ${SOAK_SEC} s (${ASR ? '40 % tts, 20 % sse, 30 % live, 10 % asr' : '50 % tts, 20 % sse, 30 % live'})`, soak)
     memoryTrend(rss)
     const metrics = await (await fetch(`${url}/metrics`)).text()
     for (const line of metrics.split('\n')) if (/^parla_(admission_limit|engine_real_time_factor)/.test(line)) console.log(`  ${line}`)
+    byWork(soak, chars, metrics)
     if ([...burst, ...soak].some((o) => o.kind === 'failed' || (o.kind === 'served' && o.lateMs > JITTER_MS))) process.exitCode = 1
   } finally {
     await server.stop()
@@ -112,6 +138,23 @@ function report(title: string, outcomes: Outcome[]): void {
     const withRetry = rejected.filter((o) => o.retryAfter !== undefined).length
     console.log(`  rejections with Retry-After: ${withRetry} of ${rejected.length}; time to rejection ms p50 / p95 / max: ${stats(rejected.map((o) => o.rejectMs))}`)
   }
+}
+
+/** Refusals by each request's expected work, and live utterances that failed. */
+function byWork(outcomes: Outcome[], chars: Map<Outcome, number>, metrics: string): void {
+  const rtfs = [...metrics.matchAll(/^parla_engine_real_time_factor\{[^}]*\} ([\d.e+-]+)$/gm)].map((m) => Number(m[1]))
+  const rtf = rtfs.length ? Math.max(...rtfs) : 0.05
+  const work = (o: Outcome) => (chars.get(o) ?? Infinity) * AUDIO_SEC_PER_CHAR * rtf
+  const speech = outcomes.filter((o) => chars.has(o))
+  const under = (sec: number) => speech.filter((o) => work(o) < sec)
+  const refused = (list: Outcome[]) => list.filter((o) => o.kind === 'rejected').length
+  console.log(`  expected work at cost ${rtf.toFixed(3)}: short texts ${work(speech.find((o) => o.surface === 'short') ?? speech[0]!).toFixed(3)} s and less, replies up to ${Math.max(...speech.map(work)).toFixed(2)} s`)
+  console.log(`  refused with under ${WAIT_SEC} s of work: ${refused(under(WAIT_SEC))} of ${under(WAIT_SEC).length}; under 1 s: ${refused(under(1))} of ${under(1).length}`)
+  const short = outcomes.filter((o) => o.surface === 'short')
+  const shortServed = short.filter((o) => o.kind === 'served')
+  if (shortServed.length) console.log(`  short texts: ${refused(short)} refused of ${short.length}; first audio ms p50 / p95 / max: ${stats(shortServed.map((o) => o.firstAudioMs))}`)
+  const live = outcomes.filter((o) => o.surface === 'live')
+  console.log(`  live utterances failed (finish with an error): ${live.filter((o) => o.kind !== 'served').length} of ${live.length}`)
 }
 
 function memoryTrend(rss: { at: number; mb: number }[]): void {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export interface BenchServer {
   readonly url: string
@@ -16,6 +16,8 @@ export interface BenchServer {
   readonly wyomingPort?: number
   /** The server process (its CPU time is in /proc). */
   readonly pid: number
+  /** The server process's own `process.memoryUsage()` (asked over its IPC channel). */
+  memory(): Promise<NodeJS.MemoryUsage>
   /** Stops the server and removes its data. */
   stop(): Promise<void>
 }
@@ -51,6 +53,15 @@ export async function startBenchServer(
   return {
     ...ready,
     pid: child.pid!,
+    memory: () => new Promise((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m !== 'object' || m === null || !('memory' in m)) return
+        child.off('message', onMessage)
+        resolve((m as { memory: NodeJS.MemoryUsage }).memory)
+      }
+      child.on('message', onMessage)
+      child.send('memory')
+    }),
     async stop() {
       stopping = true
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -61,13 +72,20 @@ export async function startBenchServer(
   }
 }
 
+/**
+ * The sources the server runs: this checkout's, or `BENCH_SERVER_ROOT`'s (another checkout, e.g. the main
+ * branch, to compare a change with the same clients: `BENCH_SERVER_ROOT=/path/to/main npm run bench:admission`).
+ */
+const source = (path: string): string =>
+  process.env.BENCH_SERVER_ROOT ? pathToFileURL(join(process.env.BENCH_SERVER_ROOT, path)).href : new URL(`../${path}`, import.meta.url).href
+
 async function serve({ settings, warm, wyoming }: { settings: Record<string, unknown>, warm: Warm[], wyoming: boolean }): Promise<void> {
   // As `parla` does on start.
-  const { tuneMalloc } = await import('../src/malloc-tuning.js')
+  const { tuneMalloc } = await import(source('src/malloc-tuning.js')) as typeof import('../src/malloc-tuning.js')
   tuneMalloc()
-  const { loadConfig } = await import('../src/config/load.js')
-  const { createDeps } = await import('../src/deps.js')
-  const { buildApp } = await import('../src/app.js')
+  const { loadConfig } = await import(source('src/config/load.js')) as typeof import('../src/config/load.js')
+  const { createDeps } = await import(source('src/deps.js')) as typeof import('../src/deps.js')
+  const { buildApp } = await import(source('src/app.js')) as typeof import('../src/app.js')
   const config = loadConfig({ env: {}, file: undefined, flags: { logLevel: 'warn', ...settings } })
   const deps = await createDeps(config)
   const app = await buildApp(deps)
@@ -75,9 +93,12 @@ async function serve({ settings, warm, wyoming }: { settings: Record<string, unk
   if (warm.includes('tts')) await deps.speech.engines.startAll()
   if (warm.includes('asr')) await deps.asr.warm()
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
-  const { startWyomingServer } = await import('../src/api/wyoming/server.js')
+  const { startWyomingServer } = await import(source('src/api/wyoming/server.js')) as typeof import('../src/api/wyoming/server.js')
   const wy = wyoming ? await startWyomingServer(deps, { host: '127.0.0.1', port: 0, log: app.log }) : undefined
   process.send!({ url, key, ...(wy && { wyomingPort: wy.port }) } satisfies Ready)
+  process.on('message', (m) => {
+    if (m === 'memory') process.send!({ memory: process.memoryUsage() })
+  })
   process.on('disconnect', () => void (wy?.close() ?? Promise.resolve()).then(() => app.close()).then(() => deps.close()).then(() => process.exit(0)))
 }
 

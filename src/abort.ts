@@ -33,3 +33,18 @@ export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise
     )
   })
 }
+
+/**
+ * Aborts `child` (with the same reason) when `parent` aborts; returns the undo, which the child's owner calls
+ * when the child's work ends. For a short-lived controller under a long-lived signal (an utterance under its
+ * socket): unlike `AbortSignal.any`, nothing of the child stays reachable from the parent once undone.
+ */
+export function followAbort(parent: AbortSignal, child: AbortController): () => void {
+  if (parent.aborted) {
+    child.abort(parent.reason)
+    return () => {}
+  }
+  const onAbort = () => child.abort(parent.reason)
+  parent.addEventListener('abort', onAbort, { once: true })
+  return () => parent.removeEventListener('abort', onAbort)
+}

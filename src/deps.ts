@@ -30,7 +30,7 @@ import { createLogger, type Logger } from './logger.js'
 import { createReadiness, type Readiness } from './readiness.js'
 import { availableParallelism } from 'node:os'
 import { createAdmission, type Admission } from './services/admission/admission.js'
-import { createEngineCost } from './services/admission/engine-cost.js'
+import { createEngineCost, workPerChar } from './services/admission/engine-cost.js'
 import { admissionLimits, coresLeft } from './services/admission/limits.js'
 import { createOverloadShare } from './services/admission/overload.js'
 import { createMetrics, type Metrics } from './services/metrics/metrics.js'
@@ -202,6 +202,10 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
     limits: () => admissionLimits({ ...settings, cores: coresLeft(settings.cores, asr.load.active) }, cost.perAudioSec(), overload.share()),
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
+    secPerChar: () => workPerChar(cost.perAudioSec()),
+    // Short work served beyond the limits: what the cores left do in one admission wait, cut like the limits
+    // while admitted streams fall behind.
+    shortWorkSec: () => coresLeft(settings.cores, asr.load.active) * Math.min(config.admissionWaitSec, 1) * overload.share(),
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
     onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
     onFellBehind: (surface) => {

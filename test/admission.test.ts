@@ -52,6 +52,12 @@ async function holdStream(s: TestServer): Promise<{ cut(): void }> {
 
 const running = (s: TestServer) => Object.values(s.deps.admission.snapshot().running).reduce((a, b) => a + b, 0)
 const speak = (voice: string) => ({ text: 'hello there, how are you', reference_id: voice, format: 'pcm' })
+/**
+ * A request more than 1 s of expected work (characters × the engine cost, see operations.md "Waiting by
+ * expected work"): a full node lines it up or refuses it, where a short one would be served beyond the limits.
+ */
+const LONG = `${words(400)}.`
+const speakLong = (voice: string) => ({ ...speak(voice), text: LONG })
 
 describe('a full node, no line (fake engines)', () => {
   let s: TestServer
@@ -72,13 +78,13 @@ describe('a full node, no line (fake engines)', () => {
     expect(s.deps.admission.snapshot().running.tts).toBe(1)
 
     for (const path of ['/v1/tts', '/v1/tts/stream/with-timestamp']) {
-      const fish = await post(s, path, speak('tone-a'))
+      const fish = await post(s, path, speakLong('tone-a'))
       expect(fish.status).toBe(503)
       expect(Number(fish.headers['retry-after'])).toBeGreaterThanOrEqual(1)
       expect(JSON.parse(fish.body)).toEqual({ status: 503, message: expect.stringMatching(/at capacity \(1 of 1 streams speaking, 0 waiting\); retry in \d+ s/) })
     }
 
-    const openai = await post(s, '/v1/audio/speech', { model: 'tts-1', input: 'hello there', voice: 'tone-a', response_format: 'pcm' })
+    const openai = await post(s, '/v1/audio/speech', { model: 'tts-1', input: LONG, voice: 'tone-a', response_format: 'pcm' })
     expect(openai.status).toBe(503)
     expect(Number(openai.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     expect(JSON.parse(openai.body).error).toMatchObject({ type: 'server_error', code: 'engine_busy', message: expect.stringMatching(/at capacity/) })
@@ -93,7 +99,7 @@ describe('a full node, no line (fake engines)', () => {
     live.ws.close()
 
     const c = await wyomingClient(wyoming.port)
-    c.send('synthesize', { text: 'hello there', voice: { name: 'tone-a' } })
+    c.send('synthesize', { text: LONG, voice: { name: 'tone-a' } })
     const error = await c.next()
     expect(error).toMatchObject({ type: 'error', data: { code: 'engine_busy', text: expect.stringMatching(/at capacity.*retry in/) } })
     c.close()
@@ -103,6 +109,11 @@ describe('a full node, no line (fake engines)', () => {
       expect(metrics).toContain(`parla_admission_rejections_total{surface="${surface}"} 1`)
     }
     expect(metrics).toContain('parla_http_requests_total{route="/v1/tts",method="POST",status="503"} 1')
+
+    // A few words (well under the 0.5 s wait of work) on the full node: served beyond the limit, not refused.
+    const short = await post(s, '/v1/tts', speak('tone-a'))
+    expect(short.status).toBe(200)
+    expect(short.body.length).toBeGreaterThan(0)
 
     held.cut()
     await eventually(() => running(s)).toBe(0)
@@ -124,10 +135,10 @@ describe('a full node with a line (fake engines)', () => {
 
   it('lines a stream up and starts it when a place frees; one more than the line holds is turned away at once', async () => {
     const held = await holdStream(s)
-    const waiting = post(s, '/v1/tts', speak('tone-a'))
+    const waiting = post(s, '/v1/tts', speakLong('tone-a'))
     await eventually(() => s.deps.admission.snapshot().queued).toBe(1)
     // The line is full: no wait at all (the line's 60 s would time the test out otherwise).
-    const refused = await post(s, '/v1/tts', speak('tone-a'))
+    const refused = await post(s, '/v1/tts', speakLong('tone-a'))
     expect(refused.status).toBe(503)
     expect(JSON.parse(refused.body).message).toMatch(/1 waiting/)
     held.cut()
@@ -140,7 +151,7 @@ describe('a full node with a line (fake engines)', () => {
     const held = await holdStream(s)
     const gone = request(new URL('/v1/tts', s.url), { method: 'POST', headers: { ...s.asAlice, 'content-type': 'application/json' } })
     gone.on('error', () => {})
-    gone.end(JSON.stringify(speak('tone-a')))
+    gone.end(JSON.stringify(speakLong('tone-a')))
     await eventually(() => s.deps.admission.snapshot().queued).toBe(1)
     const metrics = async () => (await s.app.inject({ method: 'GET', url: '/metrics' })).body
     const closedByClient = async () => Number(/route="\/v1\/tts",method="POST",status="499"\} (\d+)/.exec(await metrics())?.[1] ?? 0)
@@ -173,7 +184,7 @@ describe('a full node (real engine: flite)', () => {
     await live.waitFor((r) => r.frame.event === 'audio')
     expect(s.deps.admission.snapshot().running.live).toBe(1)
 
-    const refused = await post(s, '/v1/tts', speak('flite-slt'))
+    const refused = await post(s, '/v1/tts', speakLong('flite-slt'))
     expect(refused.status).toBe(503)
     expect(refused.headers['retry-after']).toMatch(/^\d+$/)
 

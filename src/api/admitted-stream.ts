@@ -4,10 +4,10 @@ import type { AdmissionTicket, StreamSurface } from '../services/admission/admis
 
 /**
  * A place for one HTTP stream (`Deps.admission`), held until its response ends or its client goes away.
- * Throws the 503 (with `Retry-After`) when the node stays full.
+ * `chars`, the text's length, is its expected work. Throws the 503 (with `Retry-After`) when the node stays full.
  */
-export async function admitStream(deps: Deps, reply: FastifyReply, surface: StreamSurface, signal: AbortSignal): Promise<AdmissionTicket> {
-  const ticket = await deps.admission.admit(surface, signal)
+export async function admitStream(deps: Deps, reply: FastifyReply, surface: StreamSurface, signal: AbortSignal, chars: number): Promise<AdmissionTicket> {
+  const ticket = await deps.admission.admit(surface, signal, { chars })
   // Also when the body never started (a client gone before the first read): the place is never lost.
   reply.raw.once('close', () => ticket.release())
   return ticket

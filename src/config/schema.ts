@@ -157,7 +157,11 @@ export const ConfigSchema = Type.Object(
     maxStartingStreams: Type.Integer({ default: 0, minimum: 0, maximum: 100_000 }),
     /** Streams that may wait for a place when the node is full; beyond it, 503 at once. */
     admissionQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
-    /** Longest wait in that line, in seconds, before a 503 with `Retry-After`. */
+    /**
+     * Longest wait in that line, in seconds, before a 503 with `Retry-After`. Work expected to take less than
+     * this is served instead (within `cores × admissionWaitSec` of such work); live utterances wait for their
+     * latency budget if longer (docs/operations.md).
+     */
     admissionWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 60 }),
     /**
      * Bearer token for `GET /metrics`. Empty: `/metrics` answers loopback clients only (a Prometheus on the

@@ -92,4 +92,26 @@ describe('Utterance', () => {
       }
     }
   })
+
+  it('waits for a place on a full node within its latency budget rather than failing the utterance', async () => {
+    const events: string[] = []
+    const socket = { bufferedAmount: 0, readyState: 1, OPEN: 1 } as unknown as WebSocket
+    // A full node with no line and no wait: before the budget, the utterance failed with the 503 message.
+    const admission = createAdmission({ limits: () => ({ streams: 1, starting: 1 }), queueLength: 0, waitMs: 0 })
+    const other = await admission.admit('tts')
+    const outcome = new Promise<unknown>((resolve) => {
+      const utterance = new Utterance(plainTtsParams('', 'pcm'), {
+        tts, admission, principal: {} as Principal, socket,
+        send: (frame: { event: string }) => void events.push(frame.event),
+        failed: resolve,
+      }, new AbortController().signal)
+      utterance.speak('hello there')
+      utterance.stop(() => resolve('finished'))
+    })
+    await expect.poll(() => admission.snapshot().queued).toBe(1)
+    expect(events).toEqual([])
+    other.release()
+    expect(await outcome).toBe('finished')
+    expect(events).toEqual(['audio', 'audio', 'finish'])
+  })
 })

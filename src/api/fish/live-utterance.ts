@@ -3,6 +3,7 @@ import type { EncoderSession } from '../../audio/types.js'
 import type { TtsParams } from '../../services/tts/params.js'
 import { nothingToSpeak, type TtsService } from '../../services/tts/service.js'
 import { isNothingToSpeak } from '../../services/tts/nothing-to-speak.js'
+import { followAbort } from '../../abort.js'
 import type { Principal } from '../../principal.js'
 import type { Admission, AdmissionTicket } from '../../services/admission/admission.js'
 import { meteredSpeech } from '../../services/account/metered-speech.js'
@@ -28,6 +29,12 @@ const HEARD_CHARS = 400
 const STALL_MS = 50
 /** A socket keeps its admission place this long after its client has played everything (the next reply's tokens). */
 const HOLD_AFTER_PLAYED_SEC = 1
+/**
+ * How long a unit may wait for an admission place before its utterance fails, beyond the audio its client
+ * still has to play, by the session's `latency`: a conversation would rather hear a reply a little late
+ * than get an error instead (the node's `admissionWaitSec` applies if it is longer).
+ */
+export const FIRST_AUDIO_BUDGET_SEC = { low: 1, balanced: 2, normal: 3 } as const
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface UtteranceContext {
@@ -83,12 +90,18 @@ export class Utterance {
   /** The last `log` sent (debug sessions): a unit decided as the one before says nothing new. */
   private lastLog: string | undefined
   private letGo: NodeJS.Timeout | undefined
+  /** Stops following the socket's `closed` signal (see the constructor). */
+  private readonly unlink: () => void
 
   constructor(params: TtsParams, ctx: UtteranceContext, closed: AbortSignal) {
     this.params = params
     this.ctx = ctx
     this.buffer = new TextBuffer(params.chunkLength, params.dialect)
-    this.signal = AbortSignal.any([this.abort.signal, closed])
+    // Not `AbortSignal.any([own, closed])`: Node keeps a composite signal that has abort listeners alive until it
+    // aborts, so every utterance that finished normally (its own signal never aborted) stayed reachable, with
+    // its encoder and text, until its socket closed. This link is undone when the utterance ends (`end`).
+    this.unlink = followAbort(closed, this.abort)
+    this.signal = this.abort.signal
     this.signal.addEventListener('abort', () => this.releasePlace(), { once: true })
     // Check the voices now, so an unknown reference_id fails at start rather than at the first text. The check
     // is not queued ahead of the units: the first unit is planned alongside it and waits for it only before
@@ -116,7 +129,9 @@ export class Utterance {
     return this.blockedSince === undefined ? 0 : (performance.now() - this.blockedSince) / 1000
   }
 
+  /** Stops the utterance (or, after its `finish`, lets it go): its signal aborts and no longer follows the socket. */
   end(): void {
+    this.unlink()
     this.abort.abort(new DOMException('utterance ended', 'AbortError'))
   }
 
@@ -153,6 +168,7 @@ export class Utterance {
     this.releasePlace()
     done()
     this.ctx.send({ event: 'finish', reason: 'stop' })
+    this.end()
   }
 
   private enqueue(unit: string, session: LanguageDecision): void {
@@ -166,7 +182,7 @@ export class Utterance {
       try {
         if (this.signal.aborted || !this.encoder) return
         const encoder = this.encoder
-        await this.hold()
+        await this.hold(unit.length)
         const prepared = await (early ?? this.ctx.tts.prepare(params, this.ctx.principal, this.signal))
         const quota = this.ctx.quota
         await quota?.charge(unit.length)
@@ -204,13 +220,15 @@ export class Utterance {
   }
 
   /**
-   * An admission place while this socket speaks: taken for its first unit (waiting in line, or failing with
-   * the 503 message when the node stays full), kept while units follow and the client still has audio to
+   * An admission place while this socket speaks: taken for its first unit (waiting in line up to the session's
+   * latency budget, or failing with the 503 message when the node stays full that long), kept while units follow and the client still has audio to
    * play, so a reply is not cut between its sentences.
    */
-  private async hold(): Promise<void> {
+  private async hold(chars: number): Promise<void> {
     clearTimeout(this.letGo)
-    this.ticket ??= await this.ctx.admission.admit('live', this.signal)
+    if (this.ticket) return
+    const waitSec = Math.max(0, this.leadSec()) + FIRST_AUDIO_BUDGET_SEC[this.params.latency]
+    this.ticket = await this.ctx.admission.admit('live', this.signal, { chars, waitMs: waitSec * 1000 })
   }
 
   private releaseLater(): void {

@@ -43,7 +43,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post<{ Body: TtsRequestBody }>('/v1/tts', { schema: schema('Text to speech: audio bytes, streamed as they are produced', ['audio/mpeg', 'audio/wav', 'audio/ogg', 'application/octet-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request, reply, signal)
-    const ticket = await admitStream(deps, reply, 'tts', signal)
+    const ticket = await admitStream(deps, reply, 'tts', signal, request.body.text.length)
     languageHeaders(reply, speech)
     return sendStream(reply, speech.encoder.contentType, admitted(ticket, encodedAudio(speech, signal)), signal)
   })
@@ -51,7 +51,7 @@ export async function ttsRoutes(app: FastifyInstance, { deps }: { deps: Deps }):
   app.post<{ Body: TtsRequestBody }>('/v1/tts/stream/with-timestamp', { schema: schema('Text to speech as Server-Sent Events with word timing', ['text/event-stream']) }, async (request, reply) => {
     const signal = clientSignal(reply)
     const speech = await prepare(request, reply, signal)
-    const ticket = await admitStream(deps, reply, 'sse', signal)
+    const ticket = await admitStream(deps, reply, 'sse', signal, request.body.text.length)
     languageHeaders(reply, speech)
     void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
     return sendStream(reply, 'text/event-stream; charset=utf-8', admitted(ticket, sseEvents(speech, signal)), signal)

@@ -68,7 +68,7 @@ export async function speechRoutes(app: FastifyInstance, { deps, voices }: { dep
     // The same answer as the Fish routes for text with nothing to say, never a 200 with no audio in it.
     if (prepared.chunks.length === 0) throw asInput(nothingToSpeak())
     const speech = meteredSpeech(prepared, await admitHttp(deps, request, reply, { characters: body.input.length }))
-    const ticket = await admitStream(deps, reply, 'openai', signal)
+    const ticket = await admitStream(deps, reply, 'openai', signal, body.input.length)
     if (body.stream_format === 'sse') {
       void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
       return sendStream(reply, 'text/event-stream; charset=utf-8', onInput(admitted(ticket, speechEvents(speech, body.input, signal))), signal)

@@ -49,7 +49,7 @@ export async function* synthesizePcm(deps: Deps, text: string, voice: WyomingVoi
   // stray ")" between sentences) is simply silent.
   if (speech.chunks.length === 0 && whole) throw nothingToSpeak()
   // A place among the node's streams; a full node answers with an `error` event saying when to retry.
-  const ticket = await deps.admission.admit('wyoming', signal)
+  const ticket = await deps.admission.admit('wyoming', signal, { chars: text.length })
   try {
     const session = speech.newEncoderSession()
     try {

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SpeechError } from '../../errors.js'
-import { createAdmission, type AdmissionOptions } from './admission.js'
+import { createAdmission, type AdmissionOptions, type AdmissionTicket } from './admission.js'
 import { admissionLimits } from './limits.js'
 
 const gate = (over: Partial<AdmissionOptions> = {}) => {
@@ -63,6 +63,89 @@ describe('admission', () => {
     await b
     expect(admission.snapshot()).toMatchObject({ running: { live: 2 }, starting: 1, queued: 0 })
     expect(firsts).toEqual(['live'])
+  })
+})
+
+describe('admission by expected work', () => {
+  afterEach(() => vi.useRealTimers())
+  // 1 ms of engine work per character: 'Hi.' is 3 ms of work, a 2,000-character text 2 s.
+  const byWork = (over: Partial<AdmissionOptions> = {}) => gate({
+    limits: () => ({ streams: 1, starting: 1 }), queueLength: 4, waitMs: 500, secPerChar: () => 0.001, ...over,
+  })
+
+  it('gives a freed place to the least work waiting, then in order of arrival', async () => {
+    const { admission } = byWork({ waitMs: 60_000 })
+    const holder = await admission.admit('tts')
+    const order: string[] = []
+    const tickets = new Map<string, AdmissionTicket>()
+    const waits: [string, number][] = [['long', 2000], ['short', 20], ['middle', 300], ['short too', 20]]
+    for (const [name, chars] of waits) {
+      void admission.admit('tts', undefined, { chars }).then((t) => {
+        order.push(name)
+        tickets.set(name, t)
+      })
+    }
+    // Each admitted stream ends in turn, freeing the one place for the next.
+    let freed: AdmissionTicket = holder
+    for (let i = 0; i < waits.length; i++) {
+      freed.release()
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(order).toHaveLength(i + 1)
+      freed = tickets.get(order.at(-1)!)!
+    }
+    expect(order).toEqual(['short', 'short too', 'middle', 'long'])
+  })
+
+  it('serves work shorter than its wait beyond the limits rather than refusing it, within the short-work budget', async () => {
+    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0.01 })
+    await admission.admit('tts')
+    // 'Hi.' (3 ms of work) on a full node with a full line: served at once, not after the wait.
+    const hi = await admission.admit('tts', undefined, { chars: 3 })
+    await admission.admit('sse', undefined, { chars: 5 })
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, sse: 1 }, queued: 0 })
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
+    // Longer than the wait (2 s of work): refused as before, with Retry-After.
+    await expect(admission.admit('tts', undefined, { chars: 2000 })).rejects.toMatchObject({ code: 'engine_busy' })
+    expect(rejected).toEqual(['tts'])
+    // The budget is spent (8 of 10 ms): the next short one lines up (at the front) instead.
+    const third = admission.admit('tts', undefined, { chars: 3 })
+    expect(admission.snapshot().queued).toBe(1)
+    hi.release()
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.005)
+    third.catch(() => {})
+  })
+
+  it('counts no work as short above 1 s, however long the wait, and lets a live utterance wait rather than jump the limits', async () => {
+    const { admission } = byWork({ waitMs: 60_000, queueLength: 0, shortWorkSec: () => 100 })
+    await admission.admit('tts')
+    // 1.5 s of work under a 60 s wait: not short (else a long wait would void the limits), and the line is full.
+    await expect(admission.admit('tts', undefined, { chars: 1500 })).rejects.toMatchObject({ code: 'engine_busy' })
+    // A live unit of 3 ms of work waits in line for its budget: its socket keeps the place for the whole reply.
+    const live = admission.admit('live', undefined, { chars: 3, waitMs: 2000 })
+    expect(admission.snapshot()).toMatchObject({ running: { live: 0 }, queued: 1 })
+    live.catch(() => {})
+  })
+
+  it('lets a live utterance wait for its latency budget, longer than the node wait, even when the line is full', async () => {
+    vi.useFakeTimers()
+    const { admission, rejected } = byWork({ queueLength: 0 })
+    const holder = await admission.admit('tts')
+    let admitted = false
+    const live = admission.admit('live', undefined, { chars: 2000, waitMs: 2000 }).then((t) => {
+      admitted = true
+      return t
+    })
+    await vi.advanceTimersByTimeAsync(1500)
+    expect(admitted).toBe(false)
+    expect(rejected).toEqual([])
+    holder.release()
+    await live
+    expect(admission.snapshot().running.live).toBe(1)
+    // Past its budget it is refused like any stream.
+    const late = admission.admit('live', undefined, { chars: 2000, waitMs: 2000 })
+    const outcome = late.catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(await outcome).toMatchObject({ code: 'engine_busy', message: expect.stringMatching(/no place within 2 s/) as unknown })
   })
 })
 

@@ -16,8 +16,19 @@ export interface AdmissionOptions {
   limits(): AdmissionLimits
   /** Streams that may wait for a place; beyond it a new one is turned away at once. */
   readonly queueLength: number
-  /** Longest wait for a place before the stream is turned away, ms. */
+  /** Longest wait for a place before the stream is turned away, ms (a stream may ask for longer, see `StreamRequest`). */
   readonly waitMs: number
+  /**
+   * Seconds of engine work a character of text costs now (see `workPerChar` in engine-cost.ts); without it
+   * every stream counts as the same work.
+   */
+  secPerChar?(): number
+  /**
+   * Expected work (seconds) that streams admitted beyond the limits may add up to at once: a stream whose whole
+   * synthesis costs less than the wait it would be refused after is served rather than refused, within this.
+   * Asked on every decision, like `limits`.
+   */
+  shortWorkSec?(): number
   /** A stream was turned away (metrics). */
   onReject?(surface: StreamSurface): void
   /** A stream's first audio left, `sec` after it asked for a place (metrics). */
@@ -33,18 +44,34 @@ export interface AdmissionTicket {
   release(): void
 }
 
+/** What a stream asks of the node. */
+export interface StreamRequest {
+  /** Characters of text it speaks: its expected work is these times `secPerChar`. */
+  readonly chars?: number
+  /** How long it may wait for a place, ms, if longer than `waitMs` (a live utterance's latency budget). */
+  readonly waitMs?: number
+}
+
 export interface Admission {
   /**
-   * A place for one stream: at once if the node has room, else after waiting in line for up to `waitMs`.
-   * Rejects with a 503 `engine_busy` carrying `retryAfterSec` when the line is full or the wait runs out,
-   * and with the abort reason if `signal` aborts while waiting.
+   * A place for one stream: at once if the node has room, else after waiting in line for up to `waitMs`;
+   * the line serves the least expected work first. A stream whose expected work is shorter than its wait is
+   * served at once beyond the limits while such streams' work stays within `shortWorkSec`. Rejects with a 503
+   * `engine_busy` carrying `retryAfterSec` when the line is full or the wait runs out, and with the abort
+   * reason if `signal` aborts while waiting.
    */
-  admit(surface: StreamSurface, signal?: AbortSignal): Promise<AdmissionTicket>
+  admit(surface: StreamSurface, signal?: AbortSignal, request?: StreamRequest): Promise<AdmissionTicket>
   /** An admitted stream's audio came after its listener ran out although its text was there: the node is over capacity. */
   fellBehind(surface: StreamSurface): void
   /** Streams running, still starting, and waiting; the limits now. */
-  snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits }
+  snapshot(): { running: Record<StreamSurface, number>; starting: number; queued: number; limits: AdmissionLimits; shortWorkSec: number }
 }
+
+/**
+ * Work counts as short (served rather than refused, see `shortWorkSec`) below its wait, but never above this:
+ * with a long `admissionWaitSec` every request would be "shorter than its wait", and the limits void.
+ */
+const SHORT_WORK_MAX_SEC = 1
 
 /** Bounds for the `Retry-After` advice, seconds. */
 const RETRY_MIN_SEC = 1
@@ -61,6 +88,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let total = 0
   let starting = 0
   const queue: Turn[] = []
+  /** Each waiting turn's expected work: the line is kept in order of it (least first, then arrival). */
+  const workOf = new WeakMap<Turn, number>()
+  /** Expected work of the streams admitted beyond the limits and still running. */
+  let shortWork = 0
   // Smoothed seconds a stream holds its place: how soon one is likely to free up.
   let holdSec = RETRY_MIN_SEC
 
@@ -69,7 +100,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return total < limits.streams && starting < limits.starting
   }
 
-  const ticket = (surface: StreamSurface, askedAt: number): AdmissionTicket => {
+  const ticket = (surface: StreamSurface, askedAt: number, beyond = 0): AdmissionTicket => {
+    shortWork += beyond
     total++
     starting++
     running[surface]++
@@ -92,6 +124,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
           starting--
         }
         released = true
+        shortWork -= beyond
         total--
         running[surface]--
         holdSec += 0.2 * ((performance.now() - admittedAt) / 1000 - holdSec)
@@ -111,19 +144,38 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return new SpeechError('engine_busy', `The server is at capacity (${total} of ${streams} streams speaking, ${why}); retry in ${retryAfterSec} s, or send it to another instance`, { retryAfterSec })
   }
 
+  /** Puts the turn just joined (last) in its place: behind every turn with as little work or less. */
+  const order = (work: number) => {
+    const turn = queue.pop()!
+    workOf.set(turn, work)
+    const at = queue.findIndex((t) => (workOf.get(t) ?? 0) > work)
+    queue.splice(at < 0 ? queue.length : at, 0, turn)
+  }
+
   return {
-    admit(surface, signal) {
+    admit(surface, signal, request = {}) {
       if (signal?.aborted) return Promise.reject(abortReason(signal))
       const askedAt = performance.now()
+      const waitMs = Math.max(options.waitMs, request.waitMs ?? 0)
+      const work = (request.chars ?? 0) * (options.secPerChar?.() ?? 0)
       if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
-      if (queue.length >= options.queueLength) return Promise.reject(busy(surface, `${queue.length} waiting`))
-      return waitInLine(queue, () => ticket(surface, askedAt), {
+      // Done sooner than it would wait to be refused: serving it costs the node less than the wait costs the
+      // client, as long as such streams together stay within what the cores do in one wait. A stream with a
+      // wait of its own (a live socket, which keeps its place for a whole reply, not one unit) waits instead.
+      const short = request.waitMs === undefined && work > 0 && work < Math.min(waitMs / 1000, SHORT_WORK_MAX_SEC)
+      if (short && shortWork + work <= (options.shortWorkSec?.() ?? 0)) return Promise.resolve(ticket(surface, askedAt, work))
+      // A full line turns away new work, but not a live utterance within its latency budget, nor work shorter
+      // than its wait (it goes to the front: least work first).
+      if (queue.length >= options.queueLength && !short && request.waitMs === undefined) return Promise.reject(busy(surface, `${queue.length} waiting`))
+      const waiting = waitInLine(queue, () => ticket(surface, askedAt), {
         ...(signal && { signal }),
-        waitMs: options.waitMs,
-        timedOut: () => busy(surface, `no place within ${options.waitMs / 1000} s`),
+        waitMs,
+        timedOut: () => busy(surface, `no place within ${waitMs / 1000} s`),
       })
+      order(work)
+      return waiting
     },
     fellBehind: (surface) => options.onFellBehind?.(surface),
-    snapshot: () => ({ running: { ...running }, starting, queued: queue.length, limits: options.limits() }),
+    snapshot: () => ({ running: { ...running }, starting, queued: queue.length, limits: options.limits(), shortWorkSec: shortWork }),
   }
 }

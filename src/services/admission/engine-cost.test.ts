@@ -46,3 +46,12 @@ describe('engine cost', () => {
     expect(cost.perAudioSec()).toBeCloseTo(0.2)
   })
 })
+
+describe('work per character', () => {
+  it("is a character's seconds of speech times the measured cost, or the default cost before any was measured", async () => {
+    const { workPerChar, AUDIO_SEC_PER_CHAR } = await import('./engine-cost.js')
+    const { DEFAULT_COST } = await import('./limits.js')
+    expect(workPerChar(0.5)).toBeCloseTo(0.5 * AUDIO_SEC_PER_CHAR)
+    expect(workPerChar(undefined)).toBeCloseTo(DEFAULT_COST * AUDIO_SEC_PER_CHAR)
+  })
+})

@@ -1,4 +1,16 @@
 import type { TtsEngine } from '../../engines/tts/types.js'
+import { DEFAULT_COST } from './limits.js'
+
+/**
+ * Seconds of speech a character of text makes at speed 1: festival's slt speaks about 17 characters a second
+ * of English prose (bench:admission's replies: 108 characters on average, 6.2–6.4 s of audio each).
+ */
+export const AUDIO_SEC_PER_CHAR = 0.06
+
+/** Engine seconds a character of text costs at `perAudioSec` (see `EngineCost`): a request's expected work per character. */
+export function workPerChar(perAudioSec: number | undefined): number {
+  return (perAudioSec ?? DEFAULT_COST) * AUDIO_SEC_PER_CHAR
+}
 
 /**
  * What speech costs this node: seconds an engine process or worker is held per second of audio it speaks
