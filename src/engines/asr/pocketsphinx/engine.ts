@@ -25,6 +25,7 @@ export interface PocketsphinxEngineOptions {
 export interface PocketsphinxEngine extends AsrEngine {
   /** Resolves once every worker has loaded its decoder; rejects with the reason when none can. */
   ready(): Promise<void>
+  openStream: NonNullable<AsrEngine['openStream']>
 }
 
 const SAMPLE_RATE = 16_000
