@@ -63,7 +63,7 @@ async function runClip(asr: AsrService, clip: RealClip): Promise<ClipRun> {
       if (e.type === 'speech_stopped') stoppedAt = now
       if (e.type === 'partial' && firstPartialMs === undefined && startedAt !== undefined && (e.stable || e.tail)) firstPartialMs = now - startedAt
       if (e.type === 'final') {
-        finalAt ??= now
+        finalAt = now
         texts.push(e.text)
       }
     }
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   console.log(`WER: live finals ${(liveWer * 100).toFixed(1)} %, whole-file route ${(batchWer * 100).toFixed(1)} % on the same ${clips.length} files`)
 
   // Several sessions at once, each streaming the whole set in a different order: do they keep up?
-  for (const n of sessions) {
+  for (const n of sessions.filter((k) => k > 0)) {
     const all = await Promise.all(Array.from({ length: n }, async (_, k) => {
       const order = clips.map((_, i) => clips[(i + k) % clips.length]!)
       const out: ClipRun[] = []
