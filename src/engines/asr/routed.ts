@@ -1,5 +1,5 @@
 import { SpeechError } from '../../errors.js'
-import type { AsrEngine } from './types.js'
+import type { AsrEngine, LiveCallOptions } from './types.js'
 
 /**
  * Several ASR engines behind one, chosen by the request's language (`asrEngine` with `<language>=<engine>`
@@ -29,7 +29,7 @@ export function createRoutedAsrEngine(routes: readonly { readonly language: stri
     transcribe: (samples, options) => engineFor(options.language).transcribe(samples, options),
     // Live utterances go to the language's engine when it decodes incrementally; the session falls back otherwise.
     ...(engines.some((e) => e.openStream) && {
-      openStream: (first: Int16Array, options: Parameters<NonNullable<AsrEngine['openStream']>>[1]) => {
+      openStream: (first: Int16Array, options: LiveCallOptions) => {
         const engine = engineFor(options.language)
         if (!engine.openStream) return Promise.reject(new SpeechError('unavailable', `[asr] ${engine.id} does not decode live`))
         return engine.openStream(first, options)

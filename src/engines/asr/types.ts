@@ -31,6 +31,15 @@ export interface WordAligner {
   close(): Promise<void>
 }
 
+export interface LiveCallOptions extends CallOptions {
+  readonly language: string
+  /**
+   * Audio heard earlier on the same channel (the session's previous turn), 16 kHz: an engine that normalises
+   * the channel may measure it there rather than on `first` alone.
+   */
+  readonly channel?: Int16Array
+}
+
 /** A live utterance decoded as its audio arrives (`AsrEngine.openStream`). */
 export interface AsrStream {
   /** Decodes more 16-bit samples at `capabilities.sampleRate` (transferred); resolves with the words so far. */
@@ -52,6 +61,6 @@ export interface AsrEngine {
    * Resolves once a decoder has taken it (it may wait behind `transcribe` calls), with the words of `first`.
    * The decoder is held until `end()`; aborting `options.signal` drops the utterance and frees it.
    */
-  openStream?(first: Int16Array, options: CallOptions & { readonly language: string }): Promise<{ stream: AsrStream; words: readonly string[] }>
+  openStream?(first: Int16Array, options: LiveCallOptions): Promise<{ stream: AsrStream; words: readonly string[] }>
   close(): Promise<void>
 }

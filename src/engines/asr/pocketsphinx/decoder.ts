@@ -81,11 +81,18 @@ export class PocketsphinxDecoder {
 
   /**
    * Starts an utterance decoded as its audio arrives (`feed`, `endStream`). `first` is the audio known at
-   * the start (the turn's padding and first speech): its cepstral mean seeds normalisation, which then adapts.
+   * the start (the turn's padding and first speech): the cepstral mean that seeds normalisation (which then
+   * adapts) is measured on it, after `channel` (earlier audio of the same speaker and microphone) if given.
    */
-  startStream(first: Int16Array): void {
+  startStream(first: Int16Array, channel?: Int16Array): void {
     if (!this.#ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
-    this.#resetCmn?.(first)
+    let heard = first
+    if (channel && channel.length > 0) {
+      heard = new Int16Array(channel.length + first.length)
+      heard.set(channel)
+      heard.set(first, channel.length)
+    }
+    this.#resetCmn?.(heard)
     this.#api.ps_start_stream(this.#ps)
     if (this.#api.ps_start_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
   }

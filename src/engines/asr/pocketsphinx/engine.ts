@@ -82,7 +82,7 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
     },
     openStream(first, callOptions) {
       const unsupported = checkLanguage(callOptions.language)
-      return unsupported ? Promise.reject(unsupported) : pool.openStream(first, callOptions.signal)
+      return unsupported ? Promise.reject(unsupported) : pool.openStream(first, callOptions.signal, callOptions.channel)
     },
     close: () => pool.close(),
   }

@@ -26,7 +26,7 @@ interface Job {
   /** Set once the caller has been answered (abort); the worker's late reply is then ignored. */
   settled: boolean
   /** A live utterance holding its worker until it ends: its replies go here. */
-  readonly stream?: { onReply(reply: WorkerReply): void }
+  readonly stream?: { onReply(reply: WorkerReply): void; readonly channel?: Int16Array }
 }
 
 /** A live utterance on one decoder worker (see `DecoderPool.openStream`). */
@@ -106,7 +106,7 @@ export class DecoderPool {
    * line as `run`. Resolves with the stream and the hypothesis of `first` once a worker has decoded it. The
    * worker is held until `end()`, a failure or `signal` aborts (which drops the utterance).
    */
-  openStream(first: Int16Array, signal?: AbortSignal): Promise<{ stream: PoolStream; words: string[] }> {
+  openStream(first: Int16Array, signal?: AbortSignal, channel?: Int16Array): Promise<{ stream: PoolStream; words: string[] }> {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     if (this.#fatal) return Promise.reject(this.#fatal)
     if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
@@ -145,6 +145,7 @@ export class DecoderPool {
         for (const w of waiting.splice(0)) w.reject(err)
       },
       stream: {
+        ...(channel && { channel: channel.slice() }),
         onReply: (reply) => {
           if (reply.type === 'partial' && open) {
             open.resolve({ stream, words: reply.words })
@@ -280,7 +281,7 @@ export class DecoderPool {
       if (!job) break
       slot.job = job
       const message: WorkerRequest = job.stream
-        ? { type: 'stream-start', id: job.id, pcm: job.pcm }
+        ? { type: 'stream-start', id: job.id, pcm: job.pcm, ...(job.stream.channel && { channel: job.stream.channel }) }
         : { type: 'job', id: job.id, pcm: job.pcm, ...(job.words && { words: job.words }) }
       slot.worker.postMessage(message, [job.pcm.buffer as ArrayBuffer])
     }

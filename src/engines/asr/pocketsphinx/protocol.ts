@@ -27,7 +27,8 @@ export interface CloseMessage {
  * `stream-feed`, then `stream-end` (its words) or `stream-cancel`. Each start and feed is answered by `partial`.
  */
 export type StreamMessage =
-  | { readonly type: 'stream-start' | 'stream-feed'; readonly id: number; readonly pcm: Int16Array }
+  | { readonly type: 'stream-start'; readonly id: number; readonly pcm: Int16Array; readonly channel?: Int16Array }
+  | { readonly type: 'stream-feed'; readonly id: number; readonly pcm: Int16Array }
   | { readonly type: 'stream-end' | 'stream-cancel'; readonly id: number }
 
 export type WorkerRequest = JobMessage | CloseMessage | StreamMessage

@@ -43,7 +43,7 @@ function stream(d: PocketsphinxDecoder, message: StreamMessage): void {
   const { id } = message
   try {
     if (message.type === 'stream-start') {
-      d.startStream(message.pcm)
+      d.startStream(message.pcm, message.channel)
       send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
     } else if (message.type === 'stream-feed') {
       send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })

@@ -85,6 +85,27 @@ describe('live session', () => {
     expect(gate.active).toBe(0)
   })
 
+  it('a later turn starts its decoder at once, measuring the channel on the turn before', async () => {
+    const opened: { first: number; channel: number | undefined }[] = []
+    const spy: AsrEngine = {
+      ...engine,
+      id: 'spy',
+      capabilities: engine.capabilities,
+      transcribe: (s, o) => engine.transcribe(s, o),
+      openStream: (first, o) => {
+        opened.push({ first: first.length, channel: o.channel?.length })
+        return engine.openStream(first, o)
+      },
+      close: async () => {},
+    }
+    const events = await run(new LiveSession(options({ engine: spy })), conversation(24000).bytes, 24000)
+    expect(events.filter((e) => e.type === 'final')).toHaveLength(2)
+    expect(opened).toHaveLength(2)
+    expect(opened[0]).toEqual({ first: 16000, channel: undefined })
+    expect(opened[1]!.first).toBeLessThan(16000)
+    expect(opened[1]!.channel).toBe(48000)
+  })
+
   it('without turn detection, one turn per commit; an empty commit is an error', async () => {
     const session = new LiveSession(options({ turns: null, inputRate: 16000 }))
     const events: LiveEvent[] = []

@@ -59,6 +59,8 @@ export class LiveSession {
   #backlog = 0
   #received = 0
   #turn: LiveTurn | undefined
+  /** The last recognised turn's audio: the same speaker and microphone, for the next turn's decoder. */
+  #channel: Int16Array | undefined
   #turnFailed = false
   #turns = 0
   #pumping = false
@@ -216,6 +218,7 @@ export class LiveSession {
     const turn = new LiveTurn(id, startSec, {
       engine: this.#options.engine,
       language: this.#options.language,
+      ...(this.#channel && { channel: this.#channel }),
       hold: (signal) => this.#options.hold(signal),
       partial: (p) => {
         if (this.#turn !== turn) return
@@ -258,6 +261,7 @@ export class LiveSession {
     try {
       const result = await turn.finish()
       this.#events.push({ type: 'final', turn: turn.id, ...result })
+      if (result.words.length > 0) this.#channel = turn.heard()
     } catch (err) {
       this.#failTurn(turn, err)
     }

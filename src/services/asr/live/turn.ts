@@ -12,10 +12,14 @@ const FEED_SAMPLES = 1600
  * (the whole-file route: 30.5 %); the first partial comes about 0.6 s after speech_started instead of 0.2 s.
  */
 const FIRST_SAMPLES = 16_000
+/** Audio of a turn kept for the next turn's channel normalisation (`LiveCallOptions.channel`): 3 s. */
+const CHANNEL_SAMPLES = 48_000
 
 export interface TurnContext {
   readonly engine: AsrEngine
   readonly language: string
+  /** The session's previous turn's audio: the decoder measures the channel there and can start at once. */
+  readonly channel?: Int16Array
   /** Takes a place in the ASR gate for the turn's decoder; resolves with its release. */
   hold(signal: AbortSignal): Promise<() => void>
   partial(partial: Partial): void
@@ -54,6 +58,8 @@ export class LiveTurn {
   #pending: Int16Array[] = []
   #pendingLength = 0
   #kept: Int16Array[] = []
+  #recent: Int16Array[] = []
+  #recentLength = 0
   #samples = 0
   #stream: AsrStream | undefined
   #release: (() => void) | undefined
@@ -73,7 +79,11 @@ export class LiveTurn {
     this.#samples += pcm.length
     this.#pending.push(pcm)
     this.#pendingLength += pcm.length
-    if (this.#pendingLength >= (this.#stream ? FEED_SAMPLES : FIRST_SAMPLES)) await this.#feed()
+    this.#recent.push(pcm)
+    this.#recentLength += pcm.length
+    while (this.#recentLength - this.#recent[0]!.length >= CHANNEL_SAMPLES) this.#recentLength -= this.#recent.shift()!.length
+    const first = this.#ctx.channel ? FEED_SAMPLES : FIRST_SAMPLES
+    if (this.#pendingLength >= (this.#stream ? FEED_SAMPLES : first)) await this.#feed()
   }
 
   /** Decodes what is left and ends the turn: its words, in the session's clock. */
@@ -92,6 +102,11 @@ export class LiveTurn {
     } finally {
       this.#done()
     }
+  }
+
+  /** The turn's last seconds of audio, for the next turn's `channel`. */
+  heard(): Int16Array {
+    return concat16(this.#recent)
   }
 
   /** Drops the turn (a clear, a failure, the session closing): its decoder and gate place are freed. */
@@ -130,7 +145,8 @@ export class LiveTurn {
       words = await this.#stream.feed(block)
     } else {
       await this.#take(signal)
-      const opened = await engine.openStream(block, { language, signal })
+      const channel = this.#ctx.channel
+      const opened = await engine.openStream(block, { language, signal, ...(channel && { channel }) })
       this.#stream = opened.stream
       words = opened.words
     }
