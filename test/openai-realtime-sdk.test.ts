@@ -14,7 +14,7 @@ import { startNginx, type Nginx } from './helpers/nginx.js'
  * the TLS-terminating nginx of docs/deploy.md stands in front, as in a deployment; the client trusts its
  * self-signed certificate through the SDK's own socket options.
  */
-const TRUTH = 'he was not an ill disposed young man'
+const TRUTH = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them'
 let s: TestServer
 let nginx: Nginx
 
@@ -55,7 +55,7 @@ describe('openai SDK realtime transcription', () => {
       if (sending) deltaWhileSending = true
     })
     const completed = new Promise<{ transcript: string }>((resolve) => rt.on('conversation.item.input_audio_transcription.completed', resolve))
-    const wav = readPcm16Wav(readFileSync(new URL('./fixtures/real-speech/librivox-0880.wav', import.meta.url)))
+    const wav = readPcm16Wav(readFileSync(new URL('./fixtures/real-speech/librivox-0870.wav', import.meta.url)))
     if (typeof wav === 'string') throw new Error(wav)
     const audio = concatSamples([new Float32Array(8000), wav.samples, new Float32Array(16000)])
     const pcm = Buffer.from(float32ToInt16(resampleAll(audio, 16000, 24000)).buffer)
@@ -68,7 +68,7 @@ describe('openai SDK realtime transcription', () => {
     sending = false
     const done = await completed
     expect(deltaWhileSending).toBe(true)
-    expect(wer(TRUTH, done.transcript).wer).toBeLessThanOrEqual(0.4)
+    expect(wer(TRUTH, done.transcript).wer).toBeLessThanOrEqual(0.45)
     expect(errors).toEqual([])
     rt.close()
   })
