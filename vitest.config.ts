@@ -27,6 +27,7 @@ export const ACCEPTANCE_FILES = [
   'test/asr-sdk.test.ts',
   'test/live-sdk.test.ts',
   'test/clients-live.test.ts',
+  'test/openai-realtime-sdk.test.ts',
   'test/clone-references.test.ts',
   // Load and stress runs.
   'test/tts-load.test.ts',

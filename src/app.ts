@@ -13,6 +13,7 @@ import { modelRoutes } from './api/fish/models.js'
 import { liveRoutes } from './api/fish/live.js'
 import { ttsRoutes } from './api/fish/tts.js'
 import { asrRoutes } from './api/fish/asr.js'
+import { asrLiveRoutes } from './api/fish/asr-live.js'
 import { walletRoutes } from './api/fish/wallet.js'
 import { isOpenAiPath, openAiRoutes } from './api/openai/index.js'
 import { openAiErrorHandler } from './api/openai-error-wire.js'
@@ -84,6 +85,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(ttsRoutes, { deps })
   await app.register(liveRoutes, { deps })
   await app.register(asrRoutes, { deps })
+  await app.register(asrLiveRoutes, { deps })
   await app.register(walletRoutes, { deps })
   await app.register(playgroundRoutes)
   await app.register(openAiRoutes, { deps })

@@ -62,6 +62,15 @@ function issueMessage(i: SpeechError['issues'][number]): string {
   return i.msg.includes(`'${i.loc.at(-1)}'`) ? i.msg : `${name}: ${i.msg}`
 }
 
+/**
+ * The Realtime API's `error` event: the same fields as the HTTP body, plus the client event that caused it.
+ * `event_id` is the server's id for this event.
+ */
+export function openAiRealtimeError(e: SpeechError, eventId: string, clientEventId?: string) {
+  const { error } = openAiErrorBody(e)
+  return { type: 'error' as const, event_id: eventId, error: { ...error, event_id: clientEventId ?? null } }
+}
+
 export function openAiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (clientWentAway(err, request, reply)) return
   const e = fromFastifyError(err)

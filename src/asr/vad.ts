@@ -37,7 +37,7 @@ const FRAMES_PER_TURN = 1000
 
 let fvadModule: Promise<FvadModule> | undefined
 
-function loadFvad(): Promise<FvadModule> {
+export function loadFvad(): Promise<FvadModule> {
   fvadModule ??= createFvad().catch((err: unknown) => {
     fvadModule = undefined
     const msg = '[vad] cannot load @echogarden/fvad-wasm; reinstall npm packages'

@@ -5,12 +5,13 @@
 import { fishHttpProperties } from './fish-http.js'
 import { fishLiveProperties } from './fish-live.js'
 import { fishUploadProperties } from './fish-uploads.js'
+import { liveAsrProperties } from './live-asr.js'
 import { openAiProperties } from './openai.js'
 import type { FuzzProperty } from './property.js'
 import { wyomingProperties } from './wyoming.js'
 
 export function allProperties(): readonly FuzzProperty[] {
-  return [...fishHttpProperties, ...fishUploadProperties(), ...fishLiveProperties, ...openAiProperties(), ...wyomingProperties]
+  return [...fishHttpProperties, ...fishUploadProperties(), ...fishLiveProperties, ...liveAsrProperties, ...openAiProperties(), ...wyomingProperties]
 }
 
 /** Settings of the server under fuzz: short receive timeouts, so a case that stalls a body ends quickly. */

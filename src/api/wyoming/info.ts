@@ -37,8 +37,8 @@ export async function wyomingInfo(deps: Deps): Promise<Record<string, unknown>> 
       installed: true,
       version: '1',
       models: [{ name: asr.id, description: `${asr.id} (${asr.capabilities.languages.join(', ')})`, attribution: ATTRIBUTION, installed: true, version: null, languages: [...asr.capabilities.languages] }],
-      // Recognition runs on whole utterances after audio-stop: there are no partial transcripts to stream.
-      supports_transcript_streaming: false,
+      // Words that stopped changing go out as transcript-chunk events while the audio comes (mono audio).
+      supports_transcript_streaming: true,
     }],
     tts: [{
       name: 'parla',

@@ -7,6 +7,7 @@ import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from 
 import { wyomingInfo } from './info.js'
 import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
 import { addChunk, startAudio, transcribeAudio, type IncomingAudio } from './transcription.js'
+import { startTranscriptChunks } from './transcript-chunks.js'
 import { WYOMING_PRINCIPAL } from './principal.js'
 import type { QuotaNeed, QuotaTicket } from '../../services/account/quota.js'
 
@@ -42,6 +43,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   let audioOpen = false
   let transcribe: { language?: string } | undefined
   let incoming: IncomingAudio | undefined
+  let chunks: ReturnType<typeof startTranscriptChunks>
 
   const send = async (type: string, data?: Record<string, unknown>, payload?: Uint8Array) => {
     if (closed.signal.aborted || socket.destroyed) throw new DOMException('connection closed', 'AbortError')
@@ -139,8 +141,11 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         transcribe = typeof d.language === 'string' && d.language !== '' ? { language: d.language } : {}
         return
       case 'audio-start':
+        chunks?.close()
+        chunks = undefined
         try {
           incoming = startAudio(d)
+          chunks = startTranscriptChunks(deps, incoming, transcribe?.language, send)
         } catch (err) {
           fail(err)
         }
@@ -149,18 +154,24 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         if (!incoming) return
         try {
           addChunk(incoming, event.payload, deps.config.asrMaxBytes)
+          if (event.payload) chunks?.push(event.payload)
         } catch (err) {
           incoming = undefined
+          chunks?.close()
+          chunks = undefined
           fail(err)
         }
         return
       case 'audio-stop': {
         const audio = incoming
         const language = transcribe?.language
+        const preview = chunks
         incoming = undefined
         transcribe = undefined
+        chunks = undefined
         if (!audio) return
         return then(async () => {
+          await preview?.stop()
           const ticket = await admit({ transcribes: true })
           try {
             const transcript = await transcribeAudio(deps, audio, language, closed.signal)
@@ -187,6 +198,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   })
   socket.on('error', () => {})
   socket.on('close', () => {
+    chunks?.close()
     closed.abort()
     for (const ticket of tickets) void release(ticket)
   })

@@ -1,4 +1,5 @@
-import type { AsrEngine } from './types.js'
+import { SpeechError } from '../../errors.js'
+import type { AsrEngine, LiveCallOptions } from './types.js'
 
 /**
  * Several ASR engines behind one, chosen by the request's language (`asrEngine` with `<language>=<engine>`
@@ -26,6 +27,14 @@ export function createRoutedAsrEngine(routes: readonly { readonly language: stri
       parallelism: Math.min(...engines.map((e) => e.capabilities.parallelism)),
     },
     transcribe: (samples, options) => engineFor(options.language).transcribe(samples, options),
+    // Live utterances go to the language's engine when it decodes incrementally; the session falls back otherwise.
+    ...(engines.some((e) => e.openStream) && {
+      openStream: (first: Int16Array, options: LiveCallOptions) => {
+        const engine = engineFor(options.language)
+        if (!engine.openStream) return Promise.reject(new SpeechError('unavailable', `[asr] ${engine.id} does not decode live`))
+        return engine.openStream(first, options)
+      },
+    }),
     async close() {
       await Promise.all(engines.map((e) => e.close()))
     },

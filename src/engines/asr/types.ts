@@ -31,6 +31,23 @@ export interface WordAligner {
   close(): Promise<void>
 }
 
+export interface LiveCallOptions extends CallOptions {
+  readonly language: string
+  /**
+   * Audio heard earlier on the same channel (the session's previous turn), 16 kHz: an engine that normalises
+   * the channel may measure it there rather than on `first` alone.
+   */
+  readonly channel?: Int16Array
+}
+
+/** A live utterance decoded as its audio arrives (`AsrEngine.openStream`). */
+export interface AsrStream {
+  /** Decodes more 16-bit samples at `capabilities.sampleRate` (transferred); resolves with the words so far. */
+  feed(samples: Int16Array): Promise<readonly string[]>
+  /** Ends the utterance: its words, timed in seconds from its first sample. */
+  end(): Promise<readonly RecognizedWord[]>
+}
+
 /**
  * A speech recognizer for one utterance (mono samples at `capabilities.sampleRate`). Calls may overlap; the
  * engine queues beyond `parallelism`. An aborted signal rejects with an AbortError and frees the worker.
@@ -39,5 +56,11 @@ export interface AsrEngine {
   readonly id: string
   readonly capabilities: AsrCapabilities
   transcribe(samples: MonoSamples, options: CallOptions & { readonly language: string }): Promise<readonly RecognizedWord[]>
+  /**
+   * Optional: engines that decode incrementally start a live utterance with its first samples (transferred).
+   * Resolves once a decoder has taken it (it may wait behind `transcribe` calls), with the words of `first`.
+   * The decoder is held until `end()`; aborting `options.signal` drops the utterance and frees it.
+   */
+  openStream?(first: Int16Array, options: LiveCallOptions): Promise<{ stream: AsrStream; words: readonly string[] }>
   close(): Promise<void>
 }

@@ -12,6 +12,11 @@ import { type Turn, waitInLine } from '../waiting-line.js'
 export interface ConcurrencyGate {
   /** Runs `task` once fewer than `limit` tasks are running; the slot is freed when it settles. */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>
+  /**
+   * Takes a slot for work that is not one promise (a live turn, held while its decoder is): resolves with the
+   * function that gives it back (calling it twice is harmless).
+   */
+  hold(signal?: AbortSignal): Promise<() => void>
   /** Tasks running now. */
   readonly active: number
   /** Tasks waiting for a slot. */
@@ -83,6 +88,17 @@ export function createConcurrencyGate(limit: number, options: GateOptions = {}):
       try {
         return await task()
       } finally {
+        holdSec += 0.2 * ((performance.now() - started) / 1000 - holdSec)
+        release()
+      }
+    },
+    async hold(signal?: AbortSignal): Promise<() => void> {
+      await acquire(signal)
+      const started = performance.now()
+      let held = true
+      return () => {
+        if (!held) return
+        held = false
         holdSec += 0.2 * ((performance.now() - started) / 1000 - holdSec)
         release()
       }

@@ -5,6 +5,19 @@ import { createPocketsphinxEngine } from '../../engines/asr/pocketsphinx/index.j
 import { invalidField, SpeechError } from '../../errors.js'
 import { transcribe, type Transcript } from '../../asr/transcribe.js'
 import { createConcurrencyGate } from './concurrency-gate.js'
+import { LiveSession } from './live/session.js'
+import type { TurnSettings } from './live/turn-detector.js'
+
+/** What a live transcription surface asks for (see `LiveSession`). */
+export interface LiveRequest {
+  /** Rate of the client's 16-bit mono PCM. */
+  readonly inputRate: number
+  readonly language?: string
+  /** Server-side turn detection, or null for turns ended by the client's commit. */
+  readonly turns: TurnSettings | null
+  readonly idleMs?: number
+  readonly maxBacklogSec?: number
+}
 
 /** Spec limits for one `/v1/asr` request. */
 export const MIN_AUDIO_SEC = 1
@@ -111,6 +124,23 @@ export function createAsrService(options: AsrServiceOptions) {
         })
       }, signal)
       return { ...result, language }
+    },
+    /**
+     * A live transcription session. Each turn takes a place in the same gate as whole-file requests while it
+     * holds a decoder, so live and batch work share the node's limit. Throws on an unsupported language or rate.
+     */
+    openLive(request: LiveRequest): LiveSession {
+      const asr = getEngine()
+      const language = languageFor(request.language, asr.capabilities.languages)
+      return new LiveSession({
+        engine: asr,
+        hold: (signal) => gate.hold(signal),
+        inputRate: request.inputRate,
+        language,
+        turns: request.turns,
+        ...(request.idleMs !== undefined && { idleMs: request.idleMs }),
+        ...(request.maxBacklogSec !== undefined && { maxBacklogSec: request.maxBacklogSec }),
+      })
     },
     /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */
     onRejected(listener: () => void): void {

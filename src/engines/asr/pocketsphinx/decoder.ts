@@ -79,6 +79,43 @@ export class PocketsphinxDecoder {
     return this.#run(samples, blockSamples, shouldStop)
   }
 
+  /**
+   * Starts an utterance decoded as its audio arrives (`feed`, `endStream`). `first` is the audio known at
+   * the start (the turn's padding and first speech): the cepstral mean that seeds normalisation (which then
+   * adapts) is measured on it, after `channel` (earlier audio of the same speaker and microphone) if given.
+   */
+  startStream(first: Int16Array, channel?: Int16Array): void {
+    if (!this.#ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
+    let heard = first
+    if (channel && channel.length > 0) {
+      heard = new Int16Array(channel.length + first.length)
+      heard.set(channel)
+      heard.set(first, channel.length)
+    }
+    this.#resetCmn?.(heard)
+    this.#api.ps_start_stream(this.#ps)
+    if (this.#api.ps_start_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
+  }
+
+  /** Decodes more of the running utterance; returns the best hypothesis so far as words. */
+  feed(samples: Int16Array, blockSamples: number): string[] {
+    const ps = this.#ps
+    for (let at = 0; at < samples.length; at += blockSamples) {
+      const block = samples.subarray(at, Math.min(samples.length, at + blockSamples))
+      if (this.#api.ps_process_raw(ps, block, block.length, 0, 0) < 0) {
+        throw new SpeechError('engine_failed', '[pocketsphinx] ps_process_raw failed')
+      }
+    }
+    const hyp = this.#api.ps_get_hyp(ps, [0]) ?? ''
+    return hyp.split(/\s+/).filter((w) => !isFiller(w)).map((w) => cleanWord(w).toLowerCase())
+  }
+
+  /** Ends the running utterance; its words, timed from the stream's first sample. */
+  endStream(): RecognizedWord[] {
+    if (this.#api.ps_end_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_end_utt failed')
+    return this.#words()
+  }
+
   #run(samples: Int16Array, blockSamples: number, shouldStop: () => boolean): DecodeResult {
     const api = this.#api
     const ps = this.#ps

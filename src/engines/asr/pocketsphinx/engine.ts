@@ -25,6 +25,7 @@ export interface PocketsphinxEngineOptions {
 export interface PocketsphinxEngine extends AsrEngine {
   /** Resolves once every worker has loaded its decoder; rejects with the reason when none can. */
   ready(): Promise<void>
+  openStream: NonNullable<AsrEngine['openStream']>
 }
 
 const SAMPLE_RATE = 16_000
@@ -66,18 +67,22 @@ export function createPocketsphinxEngine(options: PocketsphinxEngineOptions = {}
   const capabilities = {
     languages: ['en'], sampleRate: SAMPLE_RATE, maxUtteranceSeconds: 20, parallelism: workers,
   }
+  const checkLanguage = (requested: string): SpeechError | undefined => {
+    if (capabilities.languages.includes(baseLanguage(requested))) return undefined
+    return new SpeechError('bad_request',
+      `[pocketsphinx] language '${requested}' is not supported; use one of: ${capabilities.languages.join(', ')}`)
+  }
   return {
     id: 'pocketsphinx',
     capabilities,
     ready: () => pool.ready(),
     transcribe(samples, callOptions): Promise<readonly RecognizedWord[]> {
-      const language = baseLanguage(callOptions.language)
-      if (!capabilities.languages.includes(language)) {
-        return Promise.reject(new SpeechError('bad_request',
-          `[pocketsphinx] language '${callOptions.language}' is not supported; ` +
-            `use one of: ${capabilities.languages.join(', ')}`))
-      }
-      return pool.run(samples, callOptions.signal)
+      const unsupported = checkLanguage(callOptions.language)
+      return unsupported ? Promise.reject(unsupported) : pool.run(samples, callOptions.signal)
+    },
+    openStream(first, callOptions) {
+      const unsupported = checkLanguage(callOptions.language)
+      return unsupported ? Promise.reject(unsupported) : pool.openStream(first, callOptions.signal, callOptions.channel)
     },
     close: () => pool.close(),
   }

@@ -15,6 +15,8 @@ export interface PocketsphinxApi {
   ps_start_utt(ps: Handle): number
   ps_process_raw(ps: Handle, data: Int16Array, n: number, noSearch: number, fullUtt: number): number
   ps_end_utt(ps: Handle): number
+  /** The best hypothesis so far (mid-utterance too), or null before any word. */
+  ps_get_hyp(ps: Handle, bestScore: [number]): string | null
   ps_seg_iter(ps: Handle): Handle
   ps_seg_next(seg: Handle): Handle
   ps_seg_free(seg: Handle): void
@@ -103,6 +105,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_process_raw: ps.func(
       'int ps_process_raw(void *ps, const int16_t *data, size_t n, int noSearch, int fullUtt)'),
     ps_end_utt: ps.func('int ps_end_utt(void *ps)'),
+    ps_get_hyp: ps.func('const char *ps_get_hyp(void *ps, _Out_ int *out_best_score)'),
     ps_seg_iter: ps.func('void *ps_seg_iter(void *ps)'),
     ps_seg_next: ps.func('void *ps_seg_next(void *seg)'),
     ps_seg_free: ps.func('void ps_seg_free(void *seg)'),

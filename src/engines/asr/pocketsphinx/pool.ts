@@ -25,6 +25,16 @@ interface Job {
   cleanup: () => void
   /** Set once the caller has been answered (abort); the worker's late reply is then ignored. */
   settled: boolean
+  /** A live utterance holding its worker until it ends: its replies go here. */
+  readonly stream?: { onReply(reply: WorkerReply): void; readonly channel?: Int16Array }
+}
+
+/** A live utterance on one decoder worker (see `DecoderPool.openStream`). */
+export interface PoolStream {
+  /** Decodes more audio (16 kHz s16, transferred); resolves with the best hypothesis so far. */
+  feed(pcm: Int16Array): Promise<string[]>
+  /** Ends the utterance: its words, timed from its first sample. The worker is then free. */
+  end(): Promise<RecognizedWord[]>
 }
 
 interface Slot {
@@ -81,6 +91,73 @@ export class DecoderPool {
       // what the decoder reads and no second copy of each utterance is left for its garbage collector.
       const pcm = samples instanceof Int16Array ? samples.slice() : float32ToInt16(samples)
       const job: Job = { id: this.#nextId++, pcm, ...(words && { words }), resolve, reject, cleanup: () => {}, settled: false }
+      if (signal) {
+        const onAbort = () => this.#abort(job, signal)
+        signal.addEventListener('abort', onAbort, { once: true })
+        job.cleanup = () => signal.removeEventListener('abort', onAbort)
+      }
+      this.#queue.push(job)
+      this.#dispatch()
+    })
+  }
+
+  /**
+   * Takes a worker for a live utterance that starts with `first` (16 kHz s16, transferred), waiting in the same
+   * line as `run`. Resolves with the stream and the hypothesis of `first` once a worker has decoded it. The
+   * worker is held until `end()`, a failure or `signal` aborts (which drops the utterance).
+   */
+  openStream(first: Int16Array, signal?: AbortSignal, channel?: Int16Array): Promise<{ stream: PoolStream; words: string[] }> {
+    if (signal?.aborted) return Promise.reject(abortError(signal))
+    if (this.#fatal) return Promise.reject(this.#fatal)
+    if (this.#closed) return Promise.reject(new SpeechError('unavailable', '[pocketsphinx] engine is closed'))
+    const id = this.#nextId++
+    const waiting: { resolve: (value: never) => void; reject: (err: unknown) => void }[] = []
+    let ended = false
+    let failure: unknown
+    const post = <T>(message: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<T> => {
+      if (failure !== undefined) return Promise.reject(failure)
+      if (ended || job.settled) return Promise.reject(new SpeechError('bad_request', '[pocketsphinx] live utterance already ended'))
+      const slot = this.#slots.find((s) => s.job === job)
+      if (!slot) return Promise.reject(new SpeechError('engine_failed', '[pocketsphinx] live utterance lost its worker'))
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ resolve: resolve as (value: never) => void, reject })
+        slot.worker.postMessage(message, transfer)
+      })
+    }
+    const stream: PoolStream = {
+      feed: (pcm) => post({ type: 'stream-feed', id, pcm }, [pcm.buffer as ArrayBuffer]),
+      end: () => {
+        const words = post<RecognizedWord[]>({ type: 'stream-end', id })
+        ended = true
+        return words
+      },
+    }
+    let open: { resolve: (value: { stream: PoolStream; words: string[] }) => void; reject: (err: unknown) => void } | undefined
+    const job: Job = {
+      id, pcm: first, settled: false, cleanup: () => {},
+      resolve: () => {},
+      // A failure, crash, abort or close answers the opening or every reply still awaited.
+      reject: (err) => {
+        ended = true
+        failure = err
+        open?.reject(err)
+        open = undefined
+        for (const w of waiting.splice(0)) w.reject(err)
+      },
+      stream: {
+        ...(channel && { channel: channel.slice() }),
+        onReply: (reply) => {
+          if (reply.type === 'partial' && open) {
+            open.resolve({ stream, words: reply.words })
+            open = undefined
+          } else if (reply.type === 'partial' || (reply.type === 'done' && !reply.stopped)) {
+            waiting.shift()?.resolve(reply.words as never)
+          }
+        },
+      },
+    }
+    return new Promise((resolve, reject) => {
+      open = { resolve, reject }
       if (signal) {
         const onAbort = () => this.#abort(job, signal)
         signal.addEventListener('abort', onAbort, { once: true })
@@ -157,6 +234,9 @@ export class DecoderPool {
     }
     const job = slot.job
     if (!job || job.id !== reply.id) return
+    if (job.stream && !job.settled) job.stream.onReply(reply)
+    // A live utterance keeps its worker until it is done.
+    if (reply.type === 'partial') return
     this.#release(slot)
     if (reply.type === 'done') {
       if (!reply.stopped) this.#settle(job, undefined, reply.words)
@@ -200,7 +280,9 @@ export class DecoderPool {
       const job = this.#queue.shift()
       if (!job) break
       slot.job = job
-      const message: WorkerRequest = { type: 'job', id: job.id, pcm: job.pcm, ...(job.words && { words: job.words }) }
+      const message: WorkerRequest = job.stream
+        ? { type: 'stream-start', id: job.id, pcm: job.pcm, ...(job.stream.channel && { channel: job.stream.channel }) }
+        : { type: 'job', id: job.id, pcm: job.pcm, ...(job.words && { words: job.words }) }
       slot.worker.postMessage(message, [job.pcm.buffer as ArrayBuffer])
     }
     this.#updateRefs()
@@ -220,6 +302,8 @@ export class DecoderPool {
     const slot = this.#slots.find((s) => s.job === job)
     if (!slot) return
     Atomics.store(slot.cancel, 0, job.id)
+    // A live utterance's worker is waiting for its next message, not polling the flag.
+    if (job.stream) slot.worker.postMessage({ type: 'stream-cancel', id: job.id } satisfies WorkerRequest)
     slot.stopTimer = setTimeout(() => {
       if (slot.job !== job) return
       // Native code cannot be interrupted, so terminate() would neither be faster nor free the decoder:

@@ -22,10 +22,20 @@ export interface CloseMessage {
   readonly type: 'close'
 }
 
-export type WorkerRequest = JobMessage | CloseMessage
+/**
+ * A live utterance on one decoder (`openStream` in pool.ts): `stream-start` with its first audio, any number of
+ * `stream-feed`, then `stream-end` (its words) or `stream-cancel`. Each start and feed is answered by `partial`.
+ */
+export type StreamMessage =
+  | { readonly type: 'stream-start'; readonly id: number; readonly pcm: Int16Array; readonly channel?: Int16Array }
+  | { readonly type: 'stream-feed'; readonly id: number; readonly pcm: Int16Array }
+  | { readonly type: 'stream-end' | 'stream-cancel'; readonly id: number }
+
+export type WorkerRequest = JobMessage | CloseMessage | StreamMessage
 
 export type WorkerReply =
   | { readonly type: 'ready' }
   | { readonly type: 'init-failed', readonly message: string }
   | { readonly type: 'done', readonly id: number, readonly words: RecognizedWord[], readonly stopped: boolean }
   | { readonly type: 'failed', readonly id: number, readonly message: string }
+  | { readonly type: 'partial', readonly id: number, readonly words: string[] }

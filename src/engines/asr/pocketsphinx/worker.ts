@@ -1,7 +1,7 @@
 /** Worker thread: one native decoder, created once, decoding one utterance per message. */
 import { parentPort, workerData } from 'node:worker_threads'
 import { PocketsphinxDecoder } from './decoder.js'
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
+import type { StreamMessage, WorkerReply, WorkerRequest, WorkerSetup } from './protocol.js'
 
 const port = parentPort
 if (!port) throw new Error('[pocketsphinx] worker.ts must run as a worker thread')
@@ -26,6 +26,7 @@ port.on('message', (job: WorkerRequest) => {
     return
   }
   if (!decoder) return
+  if (job.type !== 'job') return stream(decoder, job)
   try {
     const stop = () => Atomics.load(cancel, 0) === job.id
     const result = job.words
@@ -36,3 +37,28 @@ port.on('message', (job: WorkerRequest) => {
     send({ type: 'failed', id: job.id, message: err instanceof Error ? err.message : String(err) })
   }
 })
+
+/** One step of a live utterance; a failure ends the utterance so the decoder is ready for the next one. */
+function stream(d: PocketsphinxDecoder, message: StreamMessage): void {
+  const { id } = message
+  try {
+    if (message.type === 'stream-start') {
+      d.startStream(message.pcm, message.channel)
+      send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
+    } else if (message.type === 'stream-feed') {
+      send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
+    } else if (message.type === 'stream-end') {
+      send({ type: 'done', id, words: d.endStream(), stopped: false })
+    } else {
+      d.endStream()
+      send({ type: 'done', id, words: [], stopped: true })
+    }
+  } catch (err) {
+    try {
+      d.endStream()
+    } catch {
+      // No utterance was running.
+    }
+    send({ type: 'failed', id, message: err instanceof Error ? err.message : String(err) })
+  }
+}

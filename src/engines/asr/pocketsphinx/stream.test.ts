@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readPcm16Wav } from '../../../audio/wav-header.js'
+import { float32ToInt16 } from '../../../audio/signal.js'
+import { wer } from '../../../asr/wer.js'
+import { isAbortError } from '../../../errors.js'
+import { createPocketsphinxEngine, type PocketsphinxEngine } from './index.js'
+
+const FIXTURES = new URL('../../../../test/fixtures/real-speech/', import.meta.url)
+const TRUTH = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them'
+
+function recording(name: string): Int16Array {
+  const wav = readPcm16Wav(readFileSync(new URL(name, FIXTURES)))
+  if (typeof wav === 'string') throw new Error(wav)
+  return float32ToInt16(wav.samples)
+}
+
+/** Splits into 100 ms blocks, each its own buffer (feeding transfers it). */
+const blocks = (pcm: Int16Array, size = 1600) =>
+  Array.from({ length: Math.ceil(pcm.length / size) }, (_, i) => pcm.slice(i * size, (i + 1) * size))
+
+let engine: PocketsphinxEngine
+beforeAll(async () => {
+  engine = createPocketsphinxEngine({ workers: 1 })
+  await engine.ready()
+})
+afterAll(async () => {
+  await engine.close()
+})
+
+describe('pocketsphinx live utterances', () => {
+  it('grows its hypothesis as audio arrives and ends with timed words as accurate as the batch decode', async () => {
+    const pcm = recording('librivox-0870.wav')
+    const [first, ...rest] = blocks(pcm)
+    const { stream } = await engine.openStream(first!, { language: 'en' })
+    const sizes: number[] = []
+    for (const block of rest) sizes.push((await stream.feed(block)).length)
+    const words = await stream.end()
+    // Words appear while the audio is still coming: half-way through, some are already recognised.
+    expect(sizes[Math.floor(sizes.length / 2)]).toBeGreaterThan(3)
+    expect(sizes.at(-1)).toBeGreaterThan(10)
+    const live = wer(TRUTH, words.map((w) => w.word).join(' ')).wer
+    const batch = wer(TRUTH, (await engine.transcribe(pcm, { language: 'en' })).map((w) => w.word).join(' ')).wer
+    expect(live).toBeLessThanOrEqual(batch + 0.1)
+    expect(live).toBeLessThan(0.45)
+    for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.end - 0.02)
+    expect(words.at(-1)!.end).toBeLessThanOrEqual(pcm.length / 16000 + 0.01)
+  })
+
+  it('holds its worker until it ends: a batch job waits, then runs', async () => {
+    const pcm = recording('goforward.wav')
+    const [first, ...rest] = blocks(pcm)
+    const { stream } = await engine.openStream(first!, { language: 'en' })
+    let batchDone = false
+    const batch = engine.transcribe(pcm, { language: 'en' }).then((w) => ((batchDone = true), w))
+    for (const block of rest) await stream.feed(block)
+    expect(batchDone).toBe(false)
+    const live = await stream.end()
+    expect(live.map((w) => w.word).join(' ')).toContain('forward')
+    expect((await batch).map((w) => w.word).join(' ')).toContain('forward')
+  })
+
+  it('an abort drops the utterance, rejects what is awaited and frees the worker', async () => {
+    const pcm = recording('goforward.wav')
+    const [first, ...rest] = blocks(pcm)
+    const ac = new AbortController()
+    const { stream } = await engine.openStream(first!, { language: 'en', signal: ac.signal })
+    await stream.feed(rest[0]!)
+    ac.abort()
+    await expect(stream.feed(rest[1]!)).rejects.toSatisfy(isAbortError)
+    await expect(stream.end()).rejects.toBeDefined()
+    const again = await engine.openStream(pcm.slice(), { language: 'en' })
+    expect((await again.stream.end()).map((w) => w.word).join(' ')).toContain('forward')
+  })
+
+  it('refuses a language it does not speak', async () => {
+    await expect(engine.openStream(new Int16Array(1600), { language: 'de' })).rejects.toThrow(/not supported/)
+  })
+})
