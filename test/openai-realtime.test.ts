@@ -150,8 +150,8 @@ describe('OpenAI Realtime transcription', () => {
     // Still serving: a frame over the size limit closes with 1009 and a reason.
     c.ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: 'A'.repeat(300 * 1024) }))
     const closed = await c.waitClosed()
-    // The code is the reason: ws closes at its size limit before the application sees the frame.
     expect(closed.code).toBe(1009)
+    expect(closed.reason).toMatch(/send smaller messages/)
     const again = await RealtimeClient.connect(url, s.asAlice)
     await again.waitFor(ofType('session.created'))
     again.ws.close()
