@@ -17,7 +17,7 @@ export function registerModelCommands(program: Command): void {
     await run(options, async (dir) => {
       const { packages, problems } = await discoverModels(dir)
       process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
-      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), p.runnable ? 'ready' : `not runnable: ${p.note}`].join('\t')}\n`)
+      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), p.runnable ? 'ready' : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
       for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
       if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models add PATH' or 'parla models pull URL'\n`)
     })
@@ -62,7 +62,7 @@ function report(p: ModelPackage): void {
   process.stdout.write(`installed ${p.id} (${p.family} ${p.kind}${p.languages.length ? `, ${p.languages.join(',')}` : ''})\n`)
   if (p.kind === 'asr' && p.runnable) process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
   if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
-  if (!p.runnable) process.stdout.write(`note: ${p.note}\n`)
+  if (!p.runnable) process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
 }
 
 async function run(options: Record<string, unknown>, body: (modelsDir: string) => Promise<void>): Promise<void> {

@@ -60,8 +60,11 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   return voices
 }
 
-/** A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample. */
-export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references'
+/**
+ * A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample; a voice
+ * whose package is broken cannot speak one.
+ */
+export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references' && v.voice.unavailable === undefined
 
 /** Speaks a built-in voice's sample text into its sample blob (`sampleKey`), replacing what is there. */
 export async function speakSample(v: BuiltinVoice, engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<void> {

@@ -13,6 +13,9 @@ import type { WordAligner } from '../../asr/types.js'
 import { concatSamples } from '../../../audio/signal.js'
 import { referencePrompt } from './prompt.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
+import { CACHE_DIR } from '../../../models/detect.js'
+import { kokoroLang } from './kokoro-lang.js'
+import { LoadFailures } from './load-failures.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -26,6 +29,9 @@ export const NEURAL_SAMPLE_RATE = 24_000
 export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
   const settings = options.neural ?? NO_NEURAL
   let found = await scanVoices(settings.modelsDir)
+  const failures = new LoadFailures(settings.modelsDir ? join(settings.modelsDir, CACHE_DIR, 'load-failures.json') : '')
+  await failures.load()
+  const logger = options.logger
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
@@ -52,13 +58,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       },
       wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
     },
-    voices: () => found.voices.map((v) => v.voice),
+    voices: () => found.voices.map((v) => {
+      const refused = v.voice.unavailable ? undefined : failures.get(v.pkg.id, found.stamps.get(v.pkg.id))
+      return refused === undefined ? v.voice : { ...v.voice, unavailable: `model package ${v.pkg.id} is broken, the runtime refused it: ${refused}` }
+    }),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => hosts.saturated,
     load: () => hosts.load,
     async *synthesize(request: SynthesisRequest, options = {}) {
       const entry = found.byId.get(request.voice)
       if (!entry) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
+      if (entry.voice.unavailable) throw new SpeechError('not_ready', `[neural] voice ${entry.voice.id}: ${entry.voice.unavailable}`)
+      const refused = failures.get(entry.pkg.id, found.stamps.get(entry.pkg.id))
+      if (refused !== undefined) throw refusedError(entry.voice.id, entry.pkg.id, refused)
       if (request.text.trim() === '') return
       const { signal, deadline } = options
       let config = prepared.get(entry.pkg.id)
@@ -81,10 +93,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         else hosts.discard(host)
       }
       try {
-        const model = await host.load(entry.pkg.id, loadConfig, settings.threads)
+        const stamp = found.stamps.get(entry.pkg.id)
+        const model = await host.load(entry.pkg.id, loadConfig, settings.threads).catch(async (err: unknown) => {
+          // The runtime refused the files (or exited on them): the package stays refused until its files change.
+          const reason = refusal(err)
+          if (reason === undefined || stamp === undefined) throw err
+          await failures.record(entry.pkg.id, stamp, reason)
+          logger?.warn({ package: entry.pkg.id, reason }, '[neural] the runtime refused a model package; its voices answer 409 until its files change')
+          throw refusedError(entry.voice.id, entry.pkg.id, reason)
+        })
+        const lang = entry.pkg.multiLanguage ? kokoroLang(request.language, entry.voice.languages, request.text) : undefined
         const pieces: Float32Array[] = []
         try {
-          for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
+          for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(lang && { lang }), ...(reference && { reference }) }, signal)) {
             const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
             pieces.push(samples)
             yield { samples, words: [] }
@@ -144,7 +165,8 @@ interface VoiceScan {
 
 async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   const { packages } = modelsDir ? await discoverModels(modelsDir) : { packages: [] }
-  const runnable = packages.filter((p) => p.kind === 'tts' && p.runnable)
+  // Broken packages keep their voices, which answer 409 with the reason instead of an unknown-voice error.
+  const runnable = packages.filter((p) => p.kind === 'tts' && (p.runnable || p.broken))
   const voices = builtinVoices(runnable)
   const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
   return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
@@ -161,6 +183,16 @@ async function filesStamp(path: string): Promise<string> {
   }))
   return `${info.ino}|${parts.sort().join('|')}`
 }
+
+/** Why the runtime refused a package's files, or undefined when the failure was not the files' (a killed process). */
+function refusal(err: unknown): string | undefined {
+  const message = err instanceof Error ? err.message : String(err)
+  const m = /could not load model [^:]+: (.*)$|runtime process ended \(exit code -?\d+\): (.*)$/s.exec(message)
+  return m ? (m[1] ?? m[2] ?? '').trim() || message : undefined
+}
+
+const refusedError = (voice: string, pkg: string, reason: string) => new SpeechError('not_ready',
+  `[neural] voice ${voice}: model package ${pkg} is broken, the runtime refused it: ${reason}; fix or replace its files (parla models list)`)
 
 const noAudio = (model: string) => new SpeechError('unusable_input',
   `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`)

@@ -1,0 +1,48 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+
+interface Failure { readonly stamp: string; readonly reason: string }
+
+/**
+ * Packages the runtime refused to load, each with the identity of its files when it did (`filesStamp`) and the
+ * runtime's reason. Kept in a file so a restart does not load a refused package again; an entry counts only
+ * while the files are unchanged, so replacing or fixing them clears it.
+ */
+export class LoadFailures {
+  readonly #file: string
+  #entries: Record<string, Failure> | undefined
+
+  /** `file` empty: kept in memory only. */
+  constructor(file: string) {
+    this.#file = file
+  }
+
+  /** The reason the package with these files was refused, if it was. */
+  get(id: string, stamp: string | undefined): string | undefined {
+    const entry = this.#entries?.[id]
+    return entry && entry.stamp === stamp ? entry.reason : undefined
+  }
+
+  /** Reads the file once (a missing or unreadable file: nothing refused yet). */
+  async load(): Promise<void> {
+    if (this.#entries || !this.#file) {
+      this.#entries ??= {}
+      return
+    }
+    try {
+      this.#entries = JSON.parse(await readFile(this.#file, 'utf8')) as Record<string, Failure>
+    } catch {
+      this.#entries = {}
+    }
+  }
+
+  async record(id: string, stamp: string, reason: string): Promise<void> {
+    await this.load()
+    this.#entries = { ...this.#entries, [id]: { stamp, reason } }
+    if (!this.#file) return
+    await mkdir(dirname(this.#file), { recursive: true })
+    const temp = `${this.#file}.${process.pid}.tmp`
+    await writeFile(temp, JSON.stringify(this.#entries))
+    await rename(temp, this.#file)
+  }
+}

@@ -1,0 +1,177 @@
+import { cp, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { NeuralHost, type SynthCall } from '../src/engines/neural/host.js'
+import { createNeuralEngine } from '../src/engines/tts/neural/index.js'
+import { discoverModels } from '../src/models/discover.js'
+import { metadataBytes, readOnnxMetadata } from '../src/models/onnx-metadata.js'
+import { startTestServer, type TestServer } from './helpers/app.js'
+import { parseSse, rebuild } from './helpers/sse.js'
+import { pcm16 } from './helpers/tts-audio.js'
+
+/**
+ * Kokoro packages built from hexgrad/kokoro's own model code and exported by sherpa-onnx's own Kokoro scripts
+ * (test/fixtures/models/kokoro, scripts/models/kokoro/build.sh), in the v0.19 and the multi-language v1.0
+ * layouts, through the real runtime and every TTS surface; and the broken variants made from them.
+ */
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'models', 'kokoro')
+const V019 = 'kokoro-en-v0_19'
+const V10 = 'kokoro-multi-lang-v1_0'
+const RATE = 24_000
+
+let s: TestServer
+let modelsDir: string
+const loads: string[] = []
+const calls: SynthCall[] = []
+
+beforeAll(async () => {
+  modelsDir = await mkdtemp(join(tmpdir(), 'parla-kokoro-'))
+  await cp(join(FIXTURES, V019), join(modelsDir, V019), { recursive: true })
+  await cp(join(FIXTURES, V10), join(modelsDir, V10), { recursive: true })
+  // The broken variants, each made from a good package the way a user gets one wrong.
+  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-no-voices'), { recursive: true })
+  await rm(join(modelsDir, 'kokoro-no-voices', 'voices.bin'))
+  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-short-voices'), { recursive: true })
+  await truncate(join(modelsDir, 'kokoro-short-voices', 'voices.bin'), 510 * 256 * 4 + 4)
+  await cp(join(FIXTURES, V10), join(modelsDir, 'kokoro-no-lexicon'), { recursive: true })
+  await rm(join(modelsDir, 'kokoro-no-lexicon', 'lexicon-us-en.txt'))
+  await rm(join(modelsDir, 'kokoro-no-lexicon', 'lexicon-zh.txt'))
+  // Files that match the metadata but that the runtime refuses: the model's graph is gone, its metadata kept.
+  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-refused'), { recursive: true })
+  const meta = await readOnnxMetadata(join(FIXTURES, V019, 'model.onnx'))
+  await writeFile(join(modelsDir, 'kokoro-refused', 'model.onnx'), metadataBytes(meta))
+
+  const load = NeuralHost.prototype.load
+  vi.spyOn(NeuralHost.prototype, 'load').mockImplementation(function (this: NeuralHost, key, config, threads) {
+    loads.push(key)
+    return load.call(this, key, config, threads)
+  })
+  const synthesize = NeuralHost.prototype.synthesize
+  vi.spyOn(NeuralHost.prototype, 'synthesize').mockImplementation(function (this: NeuralHost, call, signal) {
+    calls.push(call)
+    return synthesize.call(this, call, signal)
+  })
+  s = await startTestServer({ modelsDir })
+})
+
+afterAll(async () => {
+  await s?.close()
+  vi.restoreAllMocks()
+  await rm(modelsDir, { recursive: true, force: true })
+})
+
+const tts = (body: Record<string, unknown>) =>
+  s.app.inject({ method: 'POST', url: '/v1/tts', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { format: 'pcm', sample_rate: RATE, normalize: false, ...body } })
+
+const speak = async (body: Record<string, unknown>) => {
+  const res = await tts(body)
+  expect(res.statusCode, res.body).toBe(200)
+  const audio = pcm16(res.rawPayload)
+  expect(audio.length).toBeGreaterThan(RATE / 10)
+  expect(audio.some((x) => Math.abs(x) > 0.01)).toBe(true)
+  return audio
+}
+
+describe('Kokoro packages as sherpa-onnx publishes them', () => {
+  it('are recognised by their metadata; the broken variants are listed broken with the reason', async () => {
+    const { packages, problems } = await discoverModels(modelsDir)
+    expect(problems).toEqual([])
+    const byId = Object.fromEntries(packages.map((p) => [p.id, p]))
+    expect(Object.values(byId).every((p) => p.family === 'kokoro')).toBe(true)
+    expect(byId[V019]).toMatchObject({ runnable: true, languages: ['en'], speakers: ['af', 'am_adam'] })
+    expect(byId[V10]).toMatchObject({ runnable: true, languages: ['en-us', 'zh'], speakers: ['af_alloy', 'zf_xiaobei'], speakerLanguages: [['en-us'], ['zh']] })
+    expect(byId['kokoro-no-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin is missing/) })
+    expect(byId['kokoro-short-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin has 522244 bytes but .*n_speakers 2, style_dim 510,1,256\) needs 1044480/) })
+    expect(byId['kokoro-no-lexicon']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/multi-language Kokoro model .* needs its lexicon files/) })
+    // Nothing wrong can be seen in its files: the runtime decides.
+    expect(byId['kokoro-refused']).toMatchObject({ runnable: true })
+  })
+
+  it('v0.19: /v1/tts speaks every speaker, faster at a higher speed', async () => {
+    const slow = await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-en-v0-19-af' })
+    await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-en-v0-19-am-adam' })
+    const fast = await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-en-v0-19-af', prosody: { speed: 1.5 } })
+    expect(fast.length).toBeLessThan(slow.length * 0.85)
+    // An English-only model is not told a language.
+    expect(calls.filter((c) => c.key === V019).every((c) => c.lang === undefined)).toBe(true)
+  })
+
+  it('v1.0: the English and the Chinese voice of one package both speak, each told its language', async () => {
+    calls.length = 0
+    await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-multi-lang-v1-0-af-alloy' })
+    await speak({ text: '你好世界。我们测试语音。', reference_id: 'neural-kokoro-multi-lang-v1-0-zf-xiaobei' })
+    expect(calls.map((c) => [c.key, c.sid, c.lang])).toEqual([[V10, 0, 'en-us'], [V10, 1, 'cmn']])
+  })
+
+  it('v1.0 and v0.19 over SSE with word timing', async () => {
+    for (const voice of ['neural-kokoro-multi-lang-v1-0-af-alloy', 'neural-kokoro-en-v0-19-af']) {
+      const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { text: 'Hello world.', reference_id: voice, format: 'wav' } })
+      expect(res.statusCode, res.body).toBe(200)
+      const { audio, words } = rebuild(parseSse(res.body))
+      expect(audio.length).toBeGreaterThan(RATE / 10)
+      expect(words.map((w) => w.text)).toEqual(['Hello', 'world'])
+      expect(words.at(-1)!.end).toBeLessThanOrEqual(audio.length / 2 / RATE + 0.05)
+    }
+  })
+
+  it('v1.0 and v0.19 through OpenAI speech', async () => {
+    for (const voice of ['neural-kokoro-multi-lang-v1-0-zf-xiaobei', 'neural-kokoro-en-v0-19-am-adam']) {
+      const res = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { model: 'tts-1', voice, input: voice.includes('zf') ? '你好世界' : 'Hello world.', response_format: 'pcm' } })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.rawPayload.length).toBeGreaterThan(RATE / 10)
+    }
+  })
+})
+
+describe('broken Kokoro packages', () => {
+  const broken = {
+    'neural-kokoro-no-voices-af': /kokoro-no-voices is broken: voices\.bin is missing/,
+    'neural-kokoro-short-voices-am-adam': /kokoro-short-voices is broken: voices\.bin has 522244 bytes/,
+    'neural-kokoro-no-lexicon-zf-xiaobei': /kokoro-no-lexicon is broken: a multi-language Kokoro model/,
+    'neural-kokoro-refused-af': /kokoro-refused is broken, the runtime refused it: .+/,
+  }
+
+  it('answer 409 naming the package and the reason on /v1/tts, SSE and OpenAI speech, every time, loading the refused one once', async () => {
+    for (let round = 0; round < 2; round++) {
+      for (const [voice, reason] of Object.entries(broken)) {
+        const res = await tts({ text: 'Hello world.', reference_id: voice })
+        expect(res.statusCode, res.body).toBe(409)
+        expect(res.json().message).toMatch(reason)
+        const sse = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { text: 'Hello world.', reference_id: voice } })
+        expect(sse.statusCode, sse.body).toBe(409)
+        const openai = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { model: 'tts-1', voice, input: 'Hello world.' } })
+        expect(openai.statusCode, openai.body).toBe(409)
+        expect(openai.json().error.message).toMatch(reason)
+      }
+    }
+    // Files the runtime can never load are never given to it; the refused package was loaded once.
+    expect(loads.filter((k) => /no-voices|short-voices|no-lexicon/.test(k))).toEqual([])
+    expect(loads.filter((k) => k === 'kokoro-refused')).toEqual(['kokoro-refused'])
+    // Meanwhile the good voices speak.
+    await speak({ text: 'Hello world.', reference_id: 'neural-kokoro-en-v0-19-af' })
+  })
+
+  it('a restart remembers the refusal until the files change: no load, the voice says why', async () => {
+    const before = loads.length
+    const engine = await createNeuralEngine({ neural: { modelsDir, processes: 1, threads: 1 } })
+    try {
+      expect(engine.voices().find((v) => v.id === 'kokoro-refused-af')!.unavailable).toMatch(/runtime refused it/)
+      expect(engine.voices().find((v) => v.id === 'kokoro-no-voices-af')!.unavailable).toMatch(/voices\.bin is missing/)
+      expect(engine.voices().find((v) => v.id === `${V019}-af`)!.unavailable).toBeUndefined()
+      const stream = engine.synthesize({ text: 'Hello.', voice: 'kokoro-refused-af' })
+      await expect(stream[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'not_ready' })
+      expect(loads.length).toBe(before)
+      // Fixed files: the package is tried again.
+      await cp(join(FIXTURES, V019, 'model.onnx'), join(modelsDir, 'kokoro-refused', 'model.onnx'))
+      await engine.rescan!()
+      expect(engine.voices().find((v) => v.id === 'kokoro-refused-af')!.unavailable).toBeUndefined()
+      const pieces = []
+      for await (const piece of engine.synthesize({ text: 'Hello.', voice: 'kokoro-refused-af' })) pieces.push(piece)
+      expect(pieces.some((p) => p.samples.length > 0)).toBe(true)
+      expect(JSON.parse(await readFile(join(modelsDir, '.parla-cache', 'load-failures.json'), 'utf8'))).toHaveProperty('kokoro-refused')
+    } finally {
+      await engine.close()
+    }
+  })
+})
