@@ -1,11 +1,15 @@
+import { execFile } from 'node:child_process'
 import { cp, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { NeuralHost, type SynthCall } from '../src/engines/neural/host.js'
 import { createNeuralEngine } from '../src/engines/tts/neural/index.js'
 import { discoverModels } from '../src/models/discover.js'
 import { metadataBytes, readOnnxMetadata } from '../src/models/onnx-metadata.js'
+import { seedBuiltinVoices } from '../src/voices/seed.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
@@ -106,7 +110,7 @@ describe('Kokoro packages as sherpa-onnx publishes them', () => {
 
   it('v1.0 and v0.19 over SSE with word timing', async () => {
     for (const voice of ['neural-kokoro-multi-lang-v1-0-af-alloy', 'neural-kokoro-en-v0-19-af']) {
-      const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { text: 'Hello world.', reference_id: voice, format: 'wav' } })
+      const res = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { text: 'Hello world.', reference_id: voice, format: 'pcm', sample_rate: RATE } })
       expect(res.statusCode, res.body).toBe(200)
       const { audio, words } = rebuild(parseSse(res.body))
       expect(audio.length).toBeGreaterThan(RATE / 10)
@@ -150,6 +154,22 @@ describe('broken Kokoro packages', () => {
     expect(loads.filter((k) => k === 'kokoro-refused')).toEqual(['kokoro-refused'])
     // Meanwhile the good voices speak.
     await speak({ text: 'Hello world.', reference_id: 'neural-kokoro-en-v0-19-af' })
+  })
+
+  it('GET /model lists their voices failed with the reason, the good ones trained; `parla models list` says broken and why', async () => {
+    // The runtime's refusal is known once the package was tried (by the test above, or here).
+    expect((await tts({ text: 'Hello.', reference_id: 'neural-kokoro-refused-af' })).statusCode).toBe(409)
+    await seedBuiltinVoices(s.deps.models.repo, s.deps.keys, s.deps.speech.engines)
+    const model = async (id: string) => (await s.app.inject({ method: 'GET', url: `/model/${id}`, headers: s.asAlice })).json()
+    expect(await model('neural-kokoro-no-lexicon-af-alloy')).toMatchObject({ state: 'failed', state_reason: expect.stringMatching(/kokoro-no-lexicon is broken: a multi-language Kokoro model/) })
+    expect(await model('neural-kokoro-refused-af')).toMatchObject({ state: 'failed', state_reason: expect.stringMatching(/kokoro-refused is broken, the runtime refused it/) })
+    expect(await model('neural-kokoro-multi-lang-v1-0-zf-xiaobei')).toMatchObject({ state: 'trained', languages: ['zh'] })
+    const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('../bin/parla.js', import.meta.url)), 'models', 'list', '--models-dir', modelsDir, '--data-dir', join(modelsDir, '.data')])
+    expect(stdout).toMatch(/kokoro-no-voices\tkokoro\ttts\ten\t.*\tbroken: voices\.bin is missing/)
+    expect(stdout).toMatch(/kokoro-short-voices\tkokoro\ttts\ten\t.*\tbroken: voices\.bin has 522244 bytes/)
+    expect(stdout).toMatch(/kokoro-no-lexicon\tkokoro\ttts\ten-us,zh\t.*\tbroken: a multi-language Kokoro model/)
+    expect(stdout).toMatch(/kokoro-refused\tkokoro\ttts\ten\t.*\tbroken: the runtime refused it: ./)
+    expect(stdout).toMatch(/kokoro-multi-lang-v1_0\tkokoro\ttts\ten-us,zh\tneural-kokoro-multi-lang-v1-0-af-alloy,neural-kokoro-multi-lang-v1-0-zf-xiaobei\tready/)
   })
 
   it('a restart remembers the refusal until the files change: no load, the voice says why', async () => {

@@ -23,7 +23,13 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   const voices = await listBuiltinVoices(engines)
   const now = new Date().toISOString()
   for (const v of voices) {
-    if (await repo.findById(v.modelId)) continue
+    // A voice whose model package is broken is listed `failed` with the reason, and `trained` again once fixed.
+    const state = v.voice.unavailable === undefined ? { state: 'trained' as const, stateReason: '' } : { state: 'failed' as const, stateReason: v.voice.unavailable }
+    const existing = await repo.findById(v.modelId)
+    if (existing) {
+      if (existing.state !== state.state || existing.stateReason !== state.stateReason) await repo.setState(v.modelId, state, now, [existing.state])
+      continue
+    }
     const text = sampleText(v.voice.languages)
     const sample = hasOwnSample(v) ? [{ key: sampleKey(v.modelId), filename: 'sample.wav', contentType: 'audio/wav', size: 0, text }] : []
     const record: ModelRecord = {
@@ -35,8 +41,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
       description: v.voice.description,
       coverKey: '',
       trainMode: 'fast',
-      state: 'trained',
-      stateReason: '',
+      ...state,
       visibility: 'public',
       tags: ['builtin', v.engineId, ...(v.voice.gender === 'unknown' ? [] : [v.voice.gender])],
       languages: v.voice.languages,

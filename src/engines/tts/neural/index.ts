@@ -1,5 +1,3 @@
-import { readdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
 import { NeuralHost } from '../../neural/host.js'
@@ -15,7 +13,7 @@ import { referencePrompt } from './prompt.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { CACHE_DIR } from '../../../models/detect.js'
 import { kokoroLang } from './kokoro-lang.js'
-import { LoadFailures } from './load-failures.js'
+import { filesStamp, LoadFailures, loadFailuresFile } from './load-failures.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -29,7 +27,7 @@ export const NEURAL_SAMPLE_RATE = 24_000
 export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
   const settings = options.neural ?? NO_NEURAL
   let found = await scanVoices(settings.modelsDir)
-  const failures = new LoadFailures(settings.modelsDir ? join(settings.modelsDir, CACHE_DIR, 'load-failures.json') : '')
+  const failures = new LoadFailures(settings.modelsDir ? loadFailuresFile(settings.modelsDir, CACHE_DIR) : '')
   await failures.load()
   const logger = options.logger
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
@@ -170,18 +168,6 @@ async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   const voices = builtinVoices(runnable)
   const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
   return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
-}
-
-/** A folder's entries and their sizes and times, or a file's: what changes when a package is replaced or edited. */
-async function filesStamp(path: string): Promise<string> {
-  const info = await stat(path)
-  if (!info.isDirectory()) return `${info.ino}:${info.size}:${info.mtimeMs}`
-  const entries = await readdir(path, { withFileTypes: true })
-  const parts = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => {
-    const file = await stat(join(path, e.name))
-    return `${e.name}:${file.ino}:${file.size}:${file.mtimeMs}`
-  }))
-  return `${info.ino}|${parts.sort().join('|')}`
 }
 
 /** Why the runtime refused a package's files, or undefined when the failure was not the files' (a killed process). */

@@ -1,5 +1,8 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+
+/** Where a models folder keeps them. */
+export const loadFailuresFile = (modelsDir: string, cacheDir: string) => join(modelsDir, cacheDir, 'load-failures.json')
 
 interface Failure { readonly stamp: string; readonly reason: string }
 
@@ -46,3 +49,16 @@ export class LoadFailures {
     await rename(temp, this.#file)
   }
 }
+
+/** A folder's entries and their sizes and times, or a file's: what changes when a package is replaced or edited. */
+export async function filesStamp(path: string): Promise<string> {
+  const info = await stat(path)
+  if (!info.isDirectory()) return `${info.ino}:${info.size}:${info.mtimeMs}`
+  const entries = await readdir(path, { withFileTypes: true })
+  const parts = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => {
+    const file = await stat(join(path, e.name))
+    return `${e.name}:${file.ino}:${file.size}:${file.mtimeMs}`
+  }))
+  return `${info.ino}|${parts.sort().join('|')}`
+}
+
