@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cp, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,21 +7,17 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { NeuralHost, type SynthCall } from '../src/engines/neural/host.js'
 import { createNeuralEngine } from '../src/engines/tts/neural/index.js'
-import { discoverModels } from '../src/models/discover.js'
-import { metadataBytes, readOnnxMetadata } from '../src/models/onnx-metadata.js'
 import { seedBuiltinVoices } from '../src/voices/seed.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
+import { FIXTURES, V019, V10, writeKokoroPackages } from './support/kokoro-packages.js'
 
 /**
  * Kokoro packages built from hexgrad/kokoro's own model code and exported by sherpa-onnx's own Kokoro scripts
  * (test/fixtures/models/kokoro, scripts/models/kokoro/build.sh), in the v0.19 and the multi-language v1.0
  * layouts, through the real runtime and every TTS surface; and the broken variants made from them.
  */
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'models', 'kokoro')
-const V019 = 'kokoro-en-v0_19'
-const V10 = 'kokoro-multi-lang-v1_0'
 const RATE = 24_000
 
 let s: TestServer
@@ -31,20 +27,7 @@ const calls: SynthCall[] = []
 
 beforeAll(async () => {
   modelsDir = await mkdtemp(join(tmpdir(), 'parla-kokoro-'))
-  await cp(join(FIXTURES, V019), join(modelsDir, V019), { recursive: true })
-  await cp(join(FIXTURES, V10), join(modelsDir, V10), { recursive: true })
-  // The broken variants, each made from a good package the way a user gets one wrong.
-  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-no-voices'), { recursive: true })
-  await rm(join(modelsDir, 'kokoro-no-voices', 'voices.bin'))
-  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-short-voices'), { recursive: true })
-  await truncate(join(modelsDir, 'kokoro-short-voices', 'voices.bin'), 510 * 256 * 4 + 4)
-  await cp(join(FIXTURES, V10), join(modelsDir, 'kokoro-no-lexicon'), { recursive: true })
-  await rm(join(modelsDir, 'kokoro-no-lexicon', 'lexicon-us-en.txt'))
-  await rm(join(modelsDir, 'kokoro-no-lexicon', 'lexicon-zh.txt'))
-  // Files that match the metadata but that the runtime refuses: the model's graph is gone, its metadata kept.
-  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-refused'), { recursive: true })
-  const meta = await readOnnxMetadata(join(FIXTURES, V019, 'model.onnx'))
-  await writeFile(join(modelsDir, 'kokoro-refused', 'model.onnx'), metadataBytes(meta))
+  await writeKokoroPackages(modelsDir)
 
   const load = NeuralHost.prototype.load
   vi.spyOn(NeuralHost.prototype, 'load').mockImplementation(function (this: NeuralHost, key, config, threads) {
@@ -78,20 +61,6 @@ const speak = async (body: Record<string, unknown>) => {
 }
 
 describe('Kokoro packages as sherpa-onnx publishes them', () => {
-  it('are recognised by their metadata; the broken variants are listed broken with the reason', async () => {
-    const { packages, problems } = await discoverModels(modelsDir)
-    expect(problems).toEqual([])
-    const byId = Object.fromEntries(packages.map((p) => [p.id, p]))
-    expect(Object.values(byId).every((p) => p.family === 'kokoro')).toBe(true)
-    expect(byId[V019]).toMatchObject({ runnable: true, languages: ['en'], speakers: ['af', 'am_adam'] })
-    expect(byId[V10]).toMatchObject({ runnable: true, languages: ['en-us', 'zh'], speakers: ['af_alloy', 'zf_xiaobei'], speakerLanguages: [['en-us'], ['zh']] })
-    expect(byId['kokoro-no-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin is missing/) })
-    expect(byId['kokoro-short-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin has 522244 bytes but .*n_speakers 2, style_dim 510,1,256\) needs 1044480/) })
-    expect(byId['kokoro-no-lexicon']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/multi-language Kokoro model .* needs its lexicon files/) })
-    // Nothing wrong can be seen in its files: the runtime decides.
-    expect(byId['kokoro-refused']).toMatchObject({ runnable: true })
-  })
-
   it('v0.19: /v1/tts speaks every speaker, faster at a higher speed', async () => {
     const slow = await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-en-v0-19-af' })
     await speak({ text: 'Hello world, this is a test.', reference_id: 'neural-kokoro-en-v0-19-am-adam' })
