@@ -134,6 +134,14 @@ describe('broken Kokoro packages', () => {
     expect(await model('neural-kokoro-refused-af')).toMatchObject({ state: 'failed', state_reason: expect.stringMatching(/kokoro-refused is broken, the runtime refused it/) })
     expect(await model('neural-kokoro-multi-lang-v1-0-zf-xiaobei')).toMatchObject({ state: 'trained', languages: ['zh'] })
     const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('../bin/parla.js', import.meta.url)), 'models', 'list', '--models-dir', modelsDir, '--data-dir', join(modelsDir, '.data')])
+    // `parla models add` says so too.
+    const other = await mkdtemp(join(tmpdir(), 'parla-kokoro-add-'))
+    try {
+      const added = await promisify(execFile)(process.execPath, [fileURLToPath(new URL('../bin/parla.js', import.meta.url)), 'models', 'add', join(modelsDir, 'kokoro-no-lexicon'), '--models-dir', other, '--data-dir', join(other, '.data')])
+      expect(added.stdout).toMatch(/installed kokoro-no-lexicon \(kokoro tts, en-us,zh\)\nbroken: a multi-language Kokoro model/)
+    } finally {
+      await rm(other, { recursive: true, force: true })
+    }
     expect(stdout).toMatch(/kokoro-no-voices\tkokoro\ttts\ten\t.*\tbroken: voices\.bin is missing/)
     expect(stdout).toMatch(/kokoro-short-voices\tkokoro\ttts\ten\t.*\tbroken: voices\.bin has 522244 bytes/)
     expect(stdout).toMatch(/kokoro-no-lexicon\tkokoro\ttts\ten-us,zh\t.*\tbroken: a multi-language Kokoro model/)
