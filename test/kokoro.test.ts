@@ -149,6 +149,22 @@ describe('broken Kokoro packages', () => {
     expect(stdout).toMatch(/kokoro-multi-lang-v1_0\tkokoro\ttts\ten-us,zh\tneural-kokoro-multi-lang-v1-0-af-alloy,neural-kokoro-multi-lang-v1-0-zf-xiaobei\tready/)
   })
 
+  it('calls that come while a package is loaded the first time wait for that load instead of loading it again', async () => {
+    await cp(join(modelsDir, 'kokoro-refused'), join(modelsDir, 'kokoro-refused-again'), { recursive: true })
+    const engine = await createNeuralEngine({ neural: { modelsDir, processes: 3, threads: 1 } })
+    try {
+      const first = async () => {
+        for await (const piece of engine.synthesize({ text: 'Hello.', voice: 'kokoro-refused-again-af' })) void piece
+      }
+      const results = await Promise.allSettled([first(), first(), first()])
+      expect(results.map((r) => r.status === 'rejected' && (r.reason as { code: string }).code)).toEqual(['not_ready', 'not_ready', 'not_ready'])
+      expect(loads.filter((k) => k === 'kokoro-refused-again')).toEqual(['kokoro-refused-again'])
+    } finally {
+      await engine.close()
+      await rm(join(modelsDir, 'kokoro-refused-again'), { recursive: true, force: true })
+    }
+  })
+
   it('a restart remembers the refusal until the files change: no load, the voice says why', async () => {
     const before = loads.length
     const engine = await createNeuralEngine({ neural: { modelsDir, processes: 1, threads: 1 } })

@@ -1,5 +1,6 @@
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
+import { abortReason } from '../../../abort.js'
 import { NeuralHost } from '../../neural/host.js'
 import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
@@ -30,6 +31,33 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
   const failures = new LoadFailures(settings.modelsDir ? loadFailuresFile(settings.modelsDir, CACHE_DIR) : '')
   await failures.load()
   const logger = options.logger
+  // Packages (id and files) loaded at least once, and the first loads under way.
+  const loaded = new Set<string>()
+  const firstLoads = new Map<string, Promise<void>>()
+  /** Waits for a first load under way; if none was and none succeeded yet, this call's load is the first: returns its `done`. */
+  const awaitFirstLoad = async (key: string, signal?: AbortSignal): Promise<(() => void) | undefined> => {
+    for (;;) {
+      if (loaded.has(key)) return undefined
+      const pending = firstLoads.get(key)
+      if (!pending) break
+      await untilSettledOrAborted(pending, signal)
+      if (failuresKnown(key)) return undefined
+    }
+    let done!: () => void
+    const pending = new Promise<void>((resolve) => (done = resolve))
+    firstLoads.set(key, pending)
+    let finished = false
+    return () => {
+      if (finished) return
+      finished = true
+      if (firstLoads.get(key) === pending) firstLoads.delete(key)
+      done()
+    }
+  }
+  const failuresKnown = (key: string) => {
+    const [id, stamp] = key.split('\n') as [string, string]
+    return failures.get(id, stamp) !== undefined
+  }
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
@@ -82,7 +110,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       })
       // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
       const reference = entry.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
-      const host = await hosts.acquire(signal, deadline)
+      // A package's first load decides whether the runtime takes its files: calls that come meanwhile wait for
+      // it instead of loading the same files in other processes, and learn the verdict.
+      const stamp = found.stamps.get(entry.pkg.id)
+      const firstLoad = await awaitFirstLoad(`${entry.pkg.id}\n${stamp}`, signal)
+      const refusedMeanwhile = failures.get(entry.pkg.id, stamp)
+      if (refusedMeanwhile !== undefined) {
+        firstLoad?.()
+        throw refusedError(entry.voice.id, entry.pkg.id, refusedMeanwhile)
+      }
+      const host = await hosts.acquire(signal, deadline).catch((err: unknown) => {
+        firstLoad?.()
+        throw err
+      })
       let held = true
       const free = () => {
         if (!held) return
@@ -91,7 +131,6 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         else hosts.discard(host)
       }
       try {
-        const stamp = found.stamps.get(entry.pkg.id)
         const model = await host.load(entry.pkg.id, loadConfig, settings.threads).catch(async (err: unknown) => {
           // The runtime refused the files (or exited on them): the package stays refused until its files change.
           const reason = refusal(err)
@@ -99,7 +138,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
           await failures.record(entry.pkg.id, stamp, reason)
           logger?.warn({ package: entry.pkg.id, reason }, '[neural] the runtime refused a model package; its voices answer 409 until its files change')
           throw refusedError(entry.voice.id, entry.pkg.id, reason)
-        })
+        }).finally(() => firstLoad?.())
+        loaded.add(`${entry.pkg.id}\n${stamp}`)
         const lang = entry.pkg.multiLanguage ? kokoroLang(request.language, entry.voice.languages, request.text) : undefined
         const pieces: Float32Array[] = []
         try {
@@ -125,6 +165,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
       } finally {
+        firstLoad?.()
         free()
       }
     },
@@ -168,6 +209,20 @@ async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   const voices = builtinVoices(runnable)
   const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
   return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
+}
+
+/** Waits for `pending`, or rejects when the caller gives up first. */
+function untilSettledOrAborted(pending: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return pending
+  signal.throwIfAborted()
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    void pending.finally(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    })
+  })
 }
 
 /** Why the runtime refused a package's files, or undefined when the failure was not the files' (a killed process). */

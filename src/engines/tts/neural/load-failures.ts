@@ -14,6 +14,8 @@ interface Failure { readonly stamp: string; readonly reason: string }
 export class LoadFailures {
   readonly #file: string
   #entries: Record<string, Failure> | undefined
+  /** Writes one at a time (they share a temporary name), each with every entry recorded before it. */
+  #writing: Promise<void> = Promise.resolve()
 
   /** `file` empty: kept in memory only. */
   constructor(file: string) {
@@ -43,10 +45,15 @@ export class LoadFailures {
     await this.load()
     this.#entries = { ...this.#entries, [id]: { stamp, reason } }
     if (!this.#file) return
-    await mkdir(dirname(this.#file), { recursive: true })
-    const temp = `${this.#file}.${process.pid}.tmp`
-    await writeFile(temp, JSON.stringify(this.#entries))
-    await rename(temp, this.#file)
+    const file = this.#file
+    const write = this.#writing.catch(() => {}).then(async () => {
+      await mkdir(dirname(file), { recursive: true })
+      const temp = `${file}.${process.pid}.tmp`
+      await writeFile(temp, JSON.stringify(this.#entries))
+      await rename(temp, file)
+    })
+    this.#writing = write
+    await write
   }
 }
 
