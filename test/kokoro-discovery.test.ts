@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { kokoroLang } from '../src/engines/tts/neural/kokoro-lang.js'
+import { LoadFailures } from '../src/engines/tts/neural/load-failures.js'
 import { discoverModels } from '../src/models/discover.js'
 import { FIXTURES, V019, V10, writeKokoroPackages } from './support/kokoro-packages.js'
 
@@ -43,6 +44,16 @@ describe('Kokoro packages as sherpa-onnx publishes them', () => {
     const dir = join(modelsDir, 'kokoro-with-rules')
     expect(config.kokoro!.lexicon).toBe(`${join(dir, 'lexicon-us-en.txt')},${join(dir, 'lexicon-zh.txt')}`)
     expect(config.ruleFsts).toBe(`${join(dir, 'date-zh.fst')},${join(dir, 'number-zh.fst')}`)
+  })
+
+  it('refusals recorded at once are all kept, and a new reader sees them against the same files only', async () => {
+    const file = join(modelsDir, '.parla-cache', 'load-failures.json')
+    const failures = new LoadFailures(file)
+    await Promise.all(['a', 'b', 'c'].map((id) => failures.record(id, `stamp-${id}`, `reason ${id}`)))
+    const again = new LoadFailures(file)
+    await again.load()
+    expect(['a', 'b', 'c'].map((id) => again.get(id, `stamp-${id}`))).toEqual(['reason a', 'reason b', 'reason c'])
+    expect(again.get('a', 'other files')).toBeUndefined()
   })
 
   it('each call is told the eSpeak NG voice of the decided language, else of the voice, else of the text', () => {
