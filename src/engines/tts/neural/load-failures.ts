@@ -16,6 +16,7 @@ export class LoadFailures {
   #entries: Record<string, Failure> | undefined
   /** Writes one at a time (they share a temporary name), each with every entry recorded before it. */
   #writing: Promise<void> = Promise.resolve()
+  #loading: Promise<void> | undefined
 
   /** `file` empty: kept in memory only. */
   constructor(file: string) {
@@ -29,9 +30,14 @@ export class LoadFailures {
   }
 
   /** Reads the file once (a missing or unreadable file: nothing refused yet). */
-  async load(): Promise<void> {
-    if (this.#entries || !this.#file) {
-      this.#entries ??= {}
+  load(): Promise<void> {
+    this.#loading ??= this.#read()
+    return this.#loading
+  }
+
+  async #read(): Promise<void> {
+    if (!this.#file) {
+      this.#entries = {}
       return
     }
     try {
