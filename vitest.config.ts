@@ -22,6 +22,8 @@ export const ACCEPTANCE_FILES = [
   'test/fuzz.test.ts',
   'test/upstream.test.ts',
   'test/models-pull.test.ts',
+  // Kokoro packages built from the upstream code, through every surface, and their broken variants.
+  'test/kokoro.test.ts',
   // The real Fish SDKs and agent frameworks' frame sequences, unmodified, end to end.
   'test/tts-sdk.test.ts',
   'test/asr-sdk.test.ts',

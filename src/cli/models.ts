@@ -1,7 +1,9 @@
 import { resolve, join } from 'node:path'
 import type { Command } from 'commander'
 import { SpeechError } from '../errors.js'
+import { CACHE_DIR } from '../models/detect.js'
 import { discoverModels } from '../models/discover.js'
+import { filesStamp, LoadFailures, loadFailuresFile } from '../engines/tts/neural/load-failures.js'
 import { addModel, pullModel, removeModel } from '../models/store.js'
 import type { ModelPackage } from '../models/types.js'
 import { builtinVoices } from '../engines/tts/neural/voices.js'
@@ -16,8 +18,12 @@ export function registerModelCommands(program: Command): void {
   addConfigFlags(models.command('list').description('list the model packages Parla finds and the voices they give')).action(async (options) => {
     await run(options, async (dir) => {
       const { packages, problems } = await discoverModels(dir)
+      // What a server found when it tried them: packages whose files the runtime refused.
+      const failures = new LoadFailures(loadFailuresFile(dir, CACHE_DIR))
+      await failures.load()
+      const refused = new Map(await Promise.all(packages.map(async (p) => [p.id, failures.get(p.id, await filesStamp(p.path))] as const)))
       process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
-      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), p.runnable ? 'ready' : `not runnable: ${p.note}`].join('\t')}\n`)
+      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), refused.get(p.id) !== undefined ? `broken: the runtime refused it: ${refused.get(p.id)}` : p.runnable ? 'ready' : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
       for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
       if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models add PATH' or 'parla models pull URL'\n`)
     })
@@ -62,7 +68,7 @@ function report(p: ModelPackage): void {
   process.stdout.write(`installed ${p.id} (${p.family} ${p.kind}${p.languages.length ? `, ${p.languages.join(',')}` : ''})\n`)
   if (p.kind === 'asr' && p.runnable) process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
   if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
-  if (!p.runnable) process.stdout.write(`note: ${p.note}\n`)
+  if (!p.runnable) process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
 }
 
 async function run(options: Record<string, unknown>, body: (modelsDir: string) => Promise<void>): Promise<void> {

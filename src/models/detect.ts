@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { espeakDataDir } from '../engines/tts/neural/espeak-data.js'
 import { languageCode } from './languages.js'
+import { detectKokoro } from './kokoro.js'
 import { readOnnxMetadata } from './onnx-metadata.js'
 import { piperLanguages, piperSpeakers, preparePiper, readPiperConfig } from './piper.js'
 import type { ModelPackage } from './types.js'
@@ -55,11 +56,10 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   }
   const onnx = find(/\.onnx$/)
   if (!onnx) return null
-  if (has('voices.bin') && has('tokens.txt')) {
+  if ((has('voices.bin') || has('tokens.txt')) && !has(`${onnx}.json`)) {
+    // The metadata decides the family: a Kokoro export missing a file is a broken Kokoro package, not VITS.
     const meta = await readOnnxMetadata(join(path, onnx))
-    const speakers = (meta.speaker_names ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-    return { ...base, family: 'kokoro', kind: 'tts', languages: langs(meta.language), speakers: speakers.length ? speakers : ['default'], runnable: true,
-      prepare: async () => ({ kokoro: { model: join(path, onnx), voices: join(path, 'voices.bin'), tokens: join(path, 'tokens.txt'), dataDir: await dataDir(path, files, cache), ...(has('lexicon.txt') && { lexicon: join(path, 'lexicon.txt') }) } }) }
+    if (meta.model_type === 'kokoro' || has('voices.bin')) return detectKokoro(base, files, onnx, meta, langs(meta.language), () => dataDir(path, files, cache))
   }
   if (has(`${onnx}.json`) && !has('tokens.txt')) {
     const config = await readPiperConfig(join(path, `${onnx}.json`))

@@ -14,9 +14,15 @@ export interface ModelPackage {
   readonly languages: readonly string[]
   /** Speaker names of a multi-speaker TTS model, in speaker-id order; one entry for single-speaker models. */
   readonly speakers: readonly string[]
+  /** Per speaker (same order), its languages when they differ by speaker (a multi-language Kokoro model). */
+  readonly speakerLanguages?: readonly (readonly string[])[]
+  /** Speaks several languages with one model, told the language per request (Kokoro metadata version ≥ 2). */
+  readonly multiLanguage?: boolean
   /** Whether Parla can run it on this machine; otherwise `note` says why. */
   readonly runnable: boolean
   readonly note?: string
+  /** Not runnable because its files are wrong (missing, damaged, not matching the model's metadata): `note` says how. */
+  readonly broken?: boolean
   /** Clones from reference audio + transcript (ZipVoice). */
   readonly clones?: boolean
   /** Runtime configuration (files), resolved when the model is first used. */

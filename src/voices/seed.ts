@@ -23,7 +23,13 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   const voices = await listBuiltinVoices(engines)
   const now = new Date().toISOString()
   for (const v of voices) {
-    if (await repo.findById(v.modelId)) continue
+    // A voice whose model package is broken is listed `failed` with the reason, and `trained` again once fixed.
+    const state = v.voice.unavailable === undefined ? { state: 'trained' as const, stateReason: '' } : { state: 'failed' as const, stateReason: v.voice.unavailable }
+    const existing = await repo.findById(v.modelId)
+    if (existing) {
+      if (existing.state !== state.state || existing.stateReason !== state.stateReason) await repo.setState(v.modelId, state, now, [existing.state])
+      continue
+    }
     const text = sampleText(v.voice.languages)
     const sample = hasOwnSample(v) ? [{ key: sampleKey(v.modelId), filename: 'sample.wav', contentType: 'audio/wav', size: 0, text }] : []
     const record: ModelRecord = {
@@ -35,8 +41,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
       description: v.voice.description,
       coverKey: '',
       trainMode: 'fast',
-      state: 'trained',
-      stateReason: '',
+      ...state,
       visibility: 'public',
       tags: ['builtin', v.engineId, ...(v.voice.gender === 'unknown' ? [] : [v.voice.gender])],
       languages: v.voice.languages,
@@ -60,8 +65,11 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   return voices
 }
 
-/** A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample. */
-export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references'
+/**
+ * A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample; a voice
+ * whose package is broken cannot speak one.
+ */
+export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references' && v.voice.unavailable === undefined
 
 /** Speaks a built-in voice's sample text into its sample blob (`sampleKey`), replacing what is there. */
 export async function speakSample(v: BuiltinVoice, engines: EngineSet, blobs: BlobStore, signal?: AbortSignal): Promise<void> {

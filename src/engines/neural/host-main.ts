@@ -26,7 +26,8 @@ const send = (m: FromHost) => process.send?.(m)
 
 async function load(key: string, config: TtsLoadConfig, threads: number): Promise<void> {
   try {
-    const tts = models.get(key) ?? await runtime.OfflineTts.createAsync({ model: { ...config, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 })
+    const { ruleFsts, ...model } = config
+    const tts = models.get(key) ?? await runtime.OfflineTts.createAsync({ model: { ...model, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1, ...(ruleFsts && { ruleFsts }) })
     models.set(key, tts)
     send({ t: 'loaded', key, sampleRate: tts.sampleRate, speakers: tts.numSpeakers })
   } catch (err) {
@@ -56,6 +57,9 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
     if (m.reference) {
       // With a generation config the runtime reads speed (and sid) from it, not from the request.
       request.generationConfig = { speed: m.speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
+    } else if (m.lang) {
+      // A multi-language Kokoro model reads the language (an eSpeak NG voice name) per call from `extra`.
+      request.generationConfig = { speed: m.speed, sid: m.sid, extra: { lang: m.lang } }
     }
     await tts.generateAsync(request)
     send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })

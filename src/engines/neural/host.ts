@@ -5,7 +5,7 @@ import { abortReason } from '../../abort.js'
 import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
 
 export interface LoadedModel { readonly sampleRate: number; readonly speakers: number }
-export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
+export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
 
 interface Pending { push(m: FromHost): void; fail(err: Error): void }
 

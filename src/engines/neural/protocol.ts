@@ -4,6 +4,8 @@
 export interface TtsLoadConfig {
   readonly vits?: { readonly model: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string; readonly lengthScale?: number; readonly noiseScale?: number; readonly noiseScaleW?: number }
   readonly kokoro?: { readonly model: string; readonly voices: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
+  /** Text-normalisation rule FSTs, comma-separated (sherpa-onnx's `OfflineTtsConfig.ruleFsts`). */
+  readonly ruleFsts?: string
   readonly zipvoice?: { readonly encoder: string; readonly decoder: string; readonly vocoder: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
 }
 
@@ -25,7 +27,7 @@ export type ToHost =
   | { readonly t: 'asr-load'; readonly key: string; readonly config: AsrLoadConfig; readonly threads: number }
   | { readonly t: 'transcribe'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly sampleRate: number }
   | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
-  | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
+  | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
   | { readonly t: 'cancel'; readonly id: number }
 
 export type FromHost =

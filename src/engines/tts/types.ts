@@ -47,6 +47,11 @@ export interface TtsVoice {
    * the engine's other voices may not clone. Absent means `capabilities.cloning` applies.
    */
   readonly cloning?: 'references'
+  /**
+   * Why this voice cannot speak (its model package is broken: files missing or not matching, or the runtime
+   * refused it). Requests to it answer 409 with this; no sample clip is made.
+   */
+  readonly unavailable?: string
 }
 
 export interface SamplingParams {
@@ -63,6 +68,8 @@ export interface SynthesisRequest {
   readonly text: string
   /** An id from `voices()`. */
   readonly voice: string
+  /** The language the text is in, as the text pipeline decided it (`en`, `zh`, …); engines with multi-language voices read it. */
+  readonly language?: string
   /** Speaking-rate factor through the engine's own control (1 = normal, 2 = twice as fast). Only if `capabilities.rate`. */
   readonly rate?: number
   /** Pitch shift in semitones through the engine's own control. Only if `capabilities.pitch`. */

@@ -74,7 +74,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     const voice = options.chooseVoice(chunk.speaker, chunk.language)
     const plan = controlsFor(voice, chunk, params)
     return voice.engine.synthesize(
-      { text: chunk.spoken, voice: voice.voiceId, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling, ...(voice.references && { references: voice.references }) },
+      { text: chunk.spoken, voice: voice.voiceId, language: chunk.language, ...(plan.nativeRate !== 1 && { rate: plan.nativeRate }), ...(plan.nativePitch !== 0 && { pitchSemitones: plan.nativePitch }), sampling: params.sampling, ...(voice.references && { references: voice.references }) },
       { ...(signal && { signal }), deadline: startedAt + audioSec * 1000, ...(options.words === false && { words: false }) },
     )
   }

@@ -1,7 +1,6 @@
-import { readdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
+import { abortReason } from '../../../abort.js'
 import { NeuralHost } from '../../neural/host.js'
 import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
@@ -13,6 +12,9 @@ import type { WordAligner } from '../../asr/types.js'
 import { concatSamples } from '../../../audio/signal.js'
 import { referencePrompt } from './prompt.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
+import { CACHE_DIR } from '../../../models/detect.js'
+import { kokoroLang } from './kokoro-lang.js'
+import { filesStamp, LoadFailures, loadFailuresFile } from './load-failures.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -26,6 +28,36 @@ export const NEURAL_SAMPLE_RATE = 24_000
 export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
   const settings = options.neural ?? NO_NEURAL
   let found = await scanVoices(settings.modelsDir)
+  const failures = new LoadFailures(settings.modelsDir ? loadFailuresFile(settings.modelsDir, CACHE_DIR) : '')
+  await failures.load()
+  const logger = options.logger
+  // Packages (id and files) loaded at least once, and the first loads under way.
+  const loaded = new Set<string>()
+  const firstLoads = new Map<string, Promise<void>>()
+  /** Waits for a first load under way; if none was and none succeeded yet, this call's load is the first: returns its `done`. */
+  const awaitFirstLoad = async (key: string, signal?: AbortSignal): Promise<(() => void) | undefined> => {
+    for (;;) {
+      if (loaded.has(key)) return undefined
+      const pending = firstLoads.get(key)
+      if (!pending) break
+      await untilSettledOrAborted(pending, signal)
+      if (failuresKnown(key)) return undefined
+    }
+    let done!: () => void
+    const pending = new Promise<void>((resolve) => (done = resolve))
+    firstLoads.set(key, pending)
+    let finished = false
+    return () => {
+      if (finished) return
+      finished = true
+      if (firstLoads.get(key) === pending) firstLoads.delete(key)
+      done()
+    }
+  }
+  const failuresKnown = (key: string) => {
+    const [id, stamp] = key.split('\n') as [string, string]
+    return failures.get(id, stamp) !== undefined
+  }
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
@@ -52,13 +84,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       },
       wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
     },
-    voices: () => found.voices.map((v) => v.voice),
+    voices: () => found.voices.map((v) => {
+      const refused = v.voice.unavailable ? undefined : failures.get(v.pkg.id, found.stamps.get(v.pkg.id))
+      return refused === undefined ? v.voice : { ...v.voice, unavailable: `model package ${v.pkg.id} is broken, the runtime refused it: ${refused}` }
+    }),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => hosts.saturated,
     load: () => hosts.load,
     async *synthesize(request: SynthesisRequest, options = {}) {
       const entry = found.byId.get(request.voice)
       if (!entry) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
+      if (entry.voice.unavailable) throw new SpeechError('not_ready', `[neural] voice ${entry.voice.id}: ${entry.voice.unavailable}`)
+      const refused = failures.get(entry.pkg.id, found.stamps.get(entry.pkg.id))
+      if (refused !== undefined) throw refusedError(entry.voice.id, entry.pkg.id, refused)
       if (request.text.trim() === '') return
       const { signal, deadline } = options
       let config = prepared.get(entry.pkg.id)
@@ -72,7 +110,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       })
       // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
       const reference = entry.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
-      const host = await hosts.acquire(signal, deadline)
+      // A package's first load decides whether the runtime takes its files: calls that come meanwhile wait for
+      // it instead of loading the same files in other processes, and learn the verdict.
+      const stamp = found.stamps.get(entry.pkg.id)
+      const firstLoad = await awaitFirstLoad(`${entry.pkg.id}\n${stamp}`, signal)
+      const refusedMeanwhile = failures.get(entry.pkg.id, stamp)
+      if (refusedMeanwhile !== undefined) {
+        firstLoad?.()
+        throw refusedError(entry.voice.id, entry.pkg.id, refusedMeanwhile)
+      }
+      const host = await hosts.acquire(signal, deadline).catch((err: unknown) => {
+        firstLoad?.()
+        throw err
+      })
       let held = true
       const free = () => {
         if (!held) return
@@ -81,10 +131,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         else hosts.discard(host)
       }
       try {
-        const model = await host.load(entry.pkg.id, loadConfig, settings.threads)
+        const model = await host.load(entry.pkg.id, loadConfig, settings.threads).catch(async (err: unknown) => {
+          // The runtime refused the files (or exited on them): the package stays refused until its files change.
+          const reason = refusal(err)
+          if (reason === undefined || stamp === undefined) throw err
+          await failures.record(entry.pkg.id, stamp, reason)
+          logger?.warn({ package: entry.pkg.id, reason }, '[neural] the runtime refused a model package; its voices answer 409 until its files change')
+          throw refusedError(entry.voice.id, entry.pkg.id, reason)
+        }).finally(() => firstLoad?.())
+        loaded.add(`${entry.pkg.id}\n${stamp}`)
+        const lang = entry.pkg.multiLanguage ? kokoroLang(request.language, entry.voice.languages, request.text) : undefined
         const pieces: Float32Array[] = []
         try {
-          for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(reference && { reference }) }, signal)) {
+          for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(lang && { lang }), ...(reference && { reference }) }, signal)) {
             const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
             pieces.push(samples)
             yield { samples, words: [] }
@@ -106,6 +165,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
       } finally {
+        firstLoad?.()
         free()
       }
     },
@@ -144,23 +204,36 @@ interface VoiceScan {
 
 async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   const { packages } = modelsDir ? await discoverModels(modelsDir) : { packages: [] }
-  const runnable = packages.filter((p) => p.kind === 'tts' && p.runnable)
+  // Broken packages keep their voices, which answer 409 with the reason instead of an unknown-voice error.
+  const runnable = packages.filter((p) => p.kind === 'tts' && (p.runnable || p.broken))
   const voices = builtinVoices(runnable)
   const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
   return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
 }
 
-/** A folder's entries and their sizes and times, or a file's: what changes when a package is replaced or edited. */
-async function filesStamp(path: string): Promise<string> {
-  const info = await stat(path)
-  if (!info.isDirectory()) return `${info.ino}:${info.size}:${info.mtimeMs}`
-  const entries = await readdir(path, { withFileTypes: true })
-  const parts = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => {
-    const file = await stat(join(path, e.name))
-    return `${e.name}:${file.ino}:${file.size}:${file.mtimeMs}`
-  }))
-  return `${info.ino}|${parts.sort().join('|')}`
+/** Waits for `pending`, or rejects when the caller gives up first. */
+function untilSettledOrAborted(pending: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return pending
+  signal.throwIfAborted()
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    void pending.finally(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    })
+  })
 }
+
+/** Why the runtime refused a package's files, or undefined when the failure was not the files' (a killed process). */
+function refusal(err: unknown): string | undefined {
+  const message = err instanceof Error ? err.message : String(err)
+  const m = /could not load model [^:]+: (.*)$|runtime process ended \(exit code -?\d+\): (.*)$/s.exec(message)
+  return m ? (m[1] ?? m[2] ?? '').trim() || message : undefined
+}
+
+const refusedError = (voice: string, pkg: string, reason: string) => new SpeechError('not_ready',
+  `[neural] voice ${voice}: model package ${pkg} is broken, the runtime refused it: ${reason}; fix or replace its files (parla models list)`)
 
 const noAudio = (model: string) => new SpeechError('unusable_input',
   `[neural] ${model} found nothing it can say in the text or in the reference transcript (references[].text); send both in a language the model speaks`, { field: ['body', 'text'] })

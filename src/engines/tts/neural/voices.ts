@@ -11,10 +11,11 @@ export function builtinVoices(packages: readonly ModelPackage[]): NeuralVoice[] 
     voice: {
       id: pkg.speakers.length > 1 ? `${pkg.id}-${name}` : pkg.id,
       title: pkg.speakers.length > 1 ? `${pkg.id} (${name})` : pkg.id,
-      languages: pkg.languages,
+      languages: pkg.speakerLanguages?.[speaker] ?? pkg.languages,
       gender: 'unknown' as const,
       description: `${pkg.family} model from modelsDir${pkg.speakers.length > 1 ? `, speaker ${speaker} (${name})` : ''}${pkg.clones ? ', speaks as a clone of reference audio and its transcript' : ''}`,
       ...(pkg.clones && { cloning: 'references' as const }),
+      ...(pkg.broken && { unavailable: `model package ${pkg.id} is broken: ${pkg.note}` }),
     },
   })))
 }
