@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs'
+import koffi from 'koffi'
 
 /**
  * Where the log's lines go: standard output, written so that the process never waits for its reader. A log
@@ -35,20 +36,51 @@ export function openLogSink(fd: number, options: LogSinkOptions = {}): LogSink {
   try {
     stat = fstatSync(fd)
   } catch {
-    return pipeSink(undefined, maxHeld, onFirstDrop)
+    return boundedSink(undefined, undefined, maxHeld, onFirstDrop)
   }
-  if (stat.isSocket() && (fd === 1 || fd === 2)) return socketSink(fd === 1 ? process.stdout : process.stderr, maxHeld, onFirstDrop)
+  if (stat.isSocket()) {
+    const send = socketSend(fd)
+    if (send) return boundedSink(send, undefined, maxHeld, onFirstDrop)
+  }
   if (!stat.isFIFO()) return directSink(fd, onFirstDrop)
   try {
-    return pipeSink(openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK), maxHeld, onFirstDrop)
+    const own = openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK)
+    return boundedSink((bytes) => writeSync(own, bytes), () => closeQuietly(own), maxHeld, onFirstDrop)
   } catch {
     // ENXIO: nobody holds the pipe's reading end any more, so whatever is written is lost anyway.
-    return pipeSink(undefined, maxHeld, onFirstDrop)
+    return boundedSink(undefined, undefined, maxHeld, onFirstDrop)
   }
 }
 
-/** Non-blocking writes to `fd` (undefined: the reader is gone); what the pipe does not take now waits, bounded. */
-function pipeSink(fd: number | undefined, maxHeld: number, onFirstDrop: (reason: string) => void): LogSink {
+/** Writes what `fd` takes now; throws EAGAIN (full) or EPIPE (the reader left). */
+type WriteNow = (bytes: Buffer) => number
+
+/**
+ * A socket (what Node's `spawn` gives a child for `stdio: 'pipe'`, systemd's journal stream) cannot be opened
+ * again, and Node writes to a socket on standard output synchronously: `send` with MSG_DONTWAIT (libc, through
+ * koffi) never waits, whatever the socket's shared flags say. Undefined when libc cannot be reached.
+ */
+function socketSend(fd: number): WriteNow | undefined {
+  const MSG_DONTWAIT = 0x40
+  const MSG_NOSIGNAL = 0x4000
+  const ERRNO: Record<number, string> = { 11: 'EAGAIN', 4: 'EINTR', 32: 'EPIPE' }
+  try {
+    const send = koffi.load('libc.so.6').func('long send(int, const uint8_t *, size_t, int)')
+    return (bytes) => {
+      const n = Number(send(fd, bytes, bytes.length, MSG_DONTWAIT | MSG_NOSIGNAL))
+      if (n >= 0) return n
+      const err = new Error('send failed') as NodeJS.ErrnoException
+      err.code = ERRNO[koffi.errno()] ?? `errno ${koffi.errno()}`
+      throw err
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** Non-blocking writes (undefined: the reader is gone); what the reader does not take now waits, bounded. */
+function boundedSink(writeNow: WriteNow | undefined, close: (() => void) | undefined, maxHeld: number, onFirstDrop: (reason: string) => void): LogSink {
+  let write = writeNow
   const held: Buffer[] = []
   let heldBytes = 0
   let dropped = 0
@@ -59,15 +91,15 @@ function pipeSink(fd: number | undefined, maxHeld: number, onFirstDrop: (reason:
   }
   /** Bytes the pipe took; -1 when the reader is gone (then everything held is dropped). */
   const tryWrite = (bytes: Buffer): number => {
-    if (fd === undefined) return -1
+    if (write === undefined) return -1
     try {
-      return writeSync(fd, bytes)
+      return write(bytes)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
       if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') return 0
       // EPIPE (the reader left) or anything else: this destination takes nothing more.
-      closeQuietly(fd)
-      fd = undefined
+      close?.()
+      write = undefined
       if (held.length > 0) drop(held.length, 'the reader of standard output is gone')
       held.length = 0
       heldBytes = 0
@@ -101,7 +133,7 @@ function pipeSink(fd: number | undefined, maxHeld: number, onFirstDrop: (reason:
     },
     write(text) {
       const bytes = Buffer.from(text)
-      if (fd === undefined) return drop(1, 'the reader of standard output is gone')
+      if (write === undefined) return drop(1, 'the reader of standard output is gone')
       if (held.length > 0) {
         if (heldBytes + bytes.length > maxHeld) return drop(1, 'the reader of standard output is not keeping up')
         return hold(bytes)
@@ -109,30 +141,6 @@ function pipeSink(fd: number | undefined, maxHeld: number, onFirstDrop: (reason:
       const n = tryWrite(bytes)
       if (n < 0) return drop(1, 'the reader of standard output is gone')
       if (n < bytes.length) hold(bytes.subarray(n))
-    },
-  }
-}
-
-/**
- * A socket (systemd's journal stream) cannot be opened again: Node's own stream for it writes without
- * blocking (libuv), so only what waits in it is bounded, and its errors (EPIPE) are not left to end the process.
- */
-function socketSink(stream: NodeJS.WriteStream, maxHeld: number, onFirstDrop: (reason: string) => void): LogSink {
-  let dropped = 0
-  let gone = false
-  const drop = (reason: string) => {
-    if (dropped === 0) onFirstDrop(reason)
-    dropped++
-  }
-  stream.on('error', () => (gone = true))
-  return {
-    get dropped() {
-      return dropped
-    },
-    write(text) {
-      if (gone) return drop('the reader of standard output is gone')
-      if (stream.writableLength > maxHeld) return drop('the reader of standard output is not keeping up')
-      stream.write(text)
     },
   }
 }
@@ -158,7 +166,9 @@ function directSink(fd: number, onFirstDrop: (reason: string) => void): LogSink 
 /** One line on standard error if it can be written now without waiting; otherwise nothing. */
 function tellStderr(text: string): void {
   try {
-    if (!fstatSync(2).isFIFO()) return void writeSync(2, text)
+    const stat = fstatSync(2)
+    if (stat.isSocket()) return void socketSend(2)?.(Buffer.from(text))
+    if (!stat.isFIFO()) return void writeSync(2, text)
     const fd = openSync('/proc/self/fd/2', constants.O_WRONLY | constants.O_NONBLOCK)
     try {
       writeSync(fd, text)
