@@ -196,7 +196,7 @@ describe('SIGTERM after real work', () => {
     await unreadStream(s)
     s.reader.kill('SIGSTOP')
     // More log than the pipe holds and the 1 MiB the server keeps for a slow reader; some waits at the signal.
-    await flood(s, 130)
+    await flood(s, 200)
     expect(await droppedLines(s)).toBeGreaterThan(0)
     const exit = await stop(s)
     expect(exit.code).toBe(1)
