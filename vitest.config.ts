@@ -31,6 +31,8 @@ export const ACCEPTANCE_FILES = [
   'test/clients-live.test.ts',
   'test/openai-realtime-sdk.test.ts',
   'test/clone-references.test.ts',
+  // Real `parla serve` processes stopped by signals, with their log's reader present, gone or stuck.
+  'test/shutdown.test.ts',
   // Load and stress runs.
   'test/tts-load.test.ts',
   'src/engines/tts/flite/flite-stress.test.ts',
@@ -45,7 +47,8 @@ export const shared: NonNullable<ViteUserConfig['test']> = {
   pool: 'forks',
   maxWorkers: 2,
   // One throwaway PostgreSQL per run (or PARLA_TEST_DATABASE_URL) for the tests that run on both dialects.
-  globalSetup: ['test/support/postgres/global-setup.ts'],
+  // At the end, no `parla serve` the run started may be left alive (test/support/leftovers/global-setup.ts).
+  globalSetup: ['test/support/leftovers/global-setup.ts', 'test/support/postgres/global-setup.ts'],
   reporters: ['default', './test/support/summary-reporter.ts'],
 }
 

@@ -15,7 +15,7 @@ const LAYERS = [
   ['voices', 'asr'],
   ['store', 'engines', 'models'],
   ['audio'],
-  ['text', 'config', 'errors', 'abort', 'logger', 'principal', 'readiness', 'module-worker', 'malloc-tuning'],
+  ['text', 'config', 'errors', 'abort', 'logger', 'log-sink', 'shutdown-watchdog', 'principal', 'readiness', 'module-worker', 'malloc-tuning'],
 ]
 const layerOf = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, LAYERS.length - i])))
 

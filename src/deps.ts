@@ -26,7 +26,7 @@ import { referenceClips } from './services/models/reference-clips.js'
 import type { AudioEncoder, AudioFormat } from './audio/types.js'
 import type { AsrEngine } from './engines/asr/types.js'
 import type { TtsEngineRegistry } from './engines/tts/registry.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, droppedLogLines, type Logger } from './logger.js'
 import { createReadiness, type Readiness } from './readiness.js'
 import { availableParallelism } from 'node:os'
 import { createAdmission, type Admission } from './services/admission/admission.js'
@@ -218,6 +218,7 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
     admission,
     realTimeFactor: cost.byEngine,
     asr: () => asr.load,
+    logLinesDropped: droppedLogLines,
     modelStates: async () => {
       const rows = await db.selectFrom('models').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute()
       return new Map(rows.map((r) => [r.state, Number(r.n)]))

@@ -11,6 +11,7 @@ import { watchModels, type ModelWatch } from './services/models/model-watch.js'
 import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { isPostgresUrl } from './store/db/database.js'
 import { seedBuiltinVoices } from './voices/seed.js'
+import { armShutdownWatchdog } from './shutdown-watchdog.js'
 
 export interface Server {
   readonly deps: Deps
@@ -20,9 +21,9 @@ export interface Server {
   /**
    * Stops taking requests (new ones get 503), lets requests, streams and live utterances under way finish
    * for up to `shutdownTimeoutSec`, then cuts what is left; live sockets close with 1012 (reconnect).
-   * Closes the engines and the database. Idempotent.
+   * Closes the engines and the database. Idempotent. `cut`: the deadline came first and work was cut.
    */
-  drain(): Promise<void>
+  drain(): Promise<{ readonly cut: boolean }>
   /** Looks at `modelsDir` again and takes in what changed (also done by the folder watcher and on SIGHUP). */
   rescanModels(): Promise<void>
 }
@@ -69,12 +70,14 @@ export async function startServer(config: Config, overrides: DepsOverrides = {},
     throw err
   }
 
-  let drained: Promise<void> | undefined
+  let drained: Promise<{ cut: boolean }> | undefined
   const drain = async () => {
+    let cut = false
     readiness.draining = true
     background.abort()
     watcher?.close()
     const deadline = setTimeout(() => {
+      cut = true
       logger.warn({ afterSec: config.shutdownTimeoutSec }, 'shutdown deadline reached; cutting what is left')
       for (const client of app.websocketServer.clients) client.close(RESTART_CLOSE_CODE, 'server restarting')
       app.server.closeAllConnections()
@@ -89,6 +92,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {},
       clearInterval(idle)
       await deps.close()
     }
+    return { cut }
   }
   return { deps, app, address, drain: () => (drained ??= drain()), rescanModels }
 }
@@ -126,11 +130,16 @@ export interface SignalTarget {
   exit(code: number): void
 }
 
+/** Seconds after `shutdownTimeoutSec` at which the watchdog ends a process whose drain has not ended it. */
+export const WATCHDOG_GRACE_SEC = 3
+
 /**
- * First SIGTERM/SIGINT: drain, then exit 0 (1 if draining failed). A second one: exit 1 at once. SIGHUP: look
+ * First SIGTERM/SIGINT: drain, then exit 0, or 1 if work had to be cut at `shutdownTimeoutSec` or draining
+ * failed; a watchdog on its own thread (`armShutdownWatchdog`, tests pass their own) ends the process with 1
+ * `WATCHDOG_GRACE_SEC` later whatever the main thread is doing. A second one: exit 1 at once. SIGHUP: look
  * at the model packages again (for a `modelsDir` that is not watched, e.g. on a network file system).
  */
-export function handleSignals(server: Server, target: SignalTarget = process): void {
+export function handleSignals(server: Server, target: SignalTarget = process, armWatchdog = armShutdownWatchdog): void {
   let received = false
   const onSignal = (signal: string) => {
     if (received) {
@@ -138,9 +147,11 @@ export function handleSignals(server: Server, target: SignalTarget = process): v
       return target.exit(1)
     }
     received = true
-    server.deps.logger.info({ signal, deadlineSec: server.deps.config.shutdownTimeoutSec }, 'shutting down')
+    const deadlineSec = server.deps.config.shutdownTimeoutSec
+    armWatchdog((deadlineSec + WATCHDOG_GRACE_SEC) * 1000, 1)
+    server.deps.logger.info({ signal, deadlineSec }, 'shutting down')
     server.drain().then(
-      () => target.exit(0),
+      ({ cut }) => target.exit(cut ? 1 : 0),
       (err) => {
         server.deps.logger.error({ err }, 'shutdown failed')
         target.exit(1)

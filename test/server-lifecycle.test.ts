@@ -9,7 +9,7 @@ import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config/load.js'
 import type { Config } from '../src/config/schema.js'
-import { handleSignals, startServer, type Server } from '../src/server.js'
+import { handleSignals, startServer, WATCHDOG_GRACE_SEC, type Server } from '../src/server.js'
 import { createFakeAsrEngine, type FakeAsrEngine } from './support/fake-asr-engine.js'
 import { createFakeEngine, fakeEngineRegistry, type FakeEngine } from './support/fake-tts-engines.js'
 import { captureLogs } from './support/log-capture.js'
@@ -108,7 +108,7 @@ describe('drain', () => {
     await eventually(() => slow.log.chunks).toBeGreaterThan(0)
     const drained = server.drain()
     expect((await utterance).finish).toEqual({ event: 'finish', reason: 'stop' })
-    await drained
+    expect(await drained).toEqual({ cut: false })
     expect(client.closed?.code).toBe(1012)
   })
 
@@ -118,7 +118,7 @@ describe('drain', () => {
     const client = await LiveClient.connect(url, auth)
     client.send({ event: 'start', request: { reference_id: 'slow-a', format: 'pcm', text: words(2000) } })
     await eventually(() => slow.log.active).toBe(2)
-    await server.drain()
+    expect(await server.drain()).toEqual({ cut: true })
     expect((await stream).complete).toBe(false)
     expect(client.closed?.code).toBe(1012)
     await eventually(() => slow.log.active).toBe(0)
@@ -127,15 +127,17 @@ describe('drain', () => {
 })
 
 describe('signals', () => {
-  it('exits 0 after draining on the first signal, and at once with 1 on a second', async () => {
+  it('exits 0 after draining on the first signal, and at once with 1 on a second; arms the watchdog', async () => {
     const { server, url, auth, slow } = await start()
     const target = Object.assign(new EventEmitter(), { codes: [] as number[], exit: (code: number) => void target.codes.push(code) })
-    handleSignals(server, target)
+    const watchdogs: [number, number][] = []
+    handleSignals(server, target, (afterMs, code) => void watchdogs.push([afterMs, code]))
     const stream = call(url, '/v1/tts', auth, speak(20))
     await eventually(() => slow.log.chunks).toBeGreaterThan(0)
     target.emit('SIGTERM')
     target.emit('SIGINT')
     expect(target.codes).toEqual([1])
+    expect(watchdogs).toEqual([[(server.deps.config.shutdownTimeoutSec + WATCHDOG_GRACE_SEC) * 1000, 1]])
     expect(await stream).toMatchObject({ status: 200, complete: true })
     await eventually(() => target.codes).toEqual([1, 0])
   })

@@ -10,13 +10,6 @@ import { registerVoiceCommands } from './voices.js'
 
 tuneMalloc()
 
-// A reader that stops early (`parla voices list | head -3`) closes the pipe; stop quietly, as Unix tools do,
-// instead of dying on the unhandled EPIPE with a stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0)
-  throw err
-})
-
 const program = new Command()
   .name('parla')
   .description('Parla: a self-hosted speech service with the Fish-Audio-compatible API')
@@ -35,6 +28,16 @@ First minute:
 ${EXIT_HELP}`)
 
 registerServeCommand(program)
+// A reader that stops early (`parla voices list | head -3`) closes the pipe; stop quietly, as Unix tools do,
+// instead of dying on the unhandled EPIPE with a stack trace. Not `serve`: its stdout is its log, and a server
+// never ends because its log's reader left (src/log-sink.ts).
+program.hook('preAction', (_, action) => {
+  if (action.parent === program && action.name() === 'serve') return
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0)
+    throw err
+  })
+})
 registerKeyCommands(program)
 registerTranscribeCommand(program)
 registerSayCommand(program)

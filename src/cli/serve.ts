@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.js'
+import { logProcessWarnings, stdoutSink } from '../logger.js'
 import { handleSignals, startServer } from '../server.js'
 import { ensureFirstKey } from './bootstrap-key.js'
 import { addConfigFlags } from './config-flags.js'
@@ -19,9 +20,11 @@ export function registerServeCommand(program: Command): void {
       process.exit(EXIT.failed)
     })
     handleSignals(server)
+    logProcessWarnings(server.deps.logger)
     if (key) {
       const file = join(config.dataDir, 'api-key')
-      process.stdout.write(
+      // Through the log's sink: a reader that is gone or stuck neither stops nor stalls the server.
+      stdoutSink().write(
         `\nNo API key existed, so Parla created one (shown only now; also saved to ${resolve(file)}):\n\n  ${key}\n\n` +
           `Try: curl -H "Authorization: Bearer $(cat ${file})" ${server.address}/model\n\n`,
       )

@@ -11,6 +11,8 @@ export interface MetricSources {
   readonly asr: () => { active: number; waiting: number; limit: number }
   /** Voice models per state (`ready`, `training`, `failed`, …), the node's view of background work. */
   readonly modelStates: () => Promise<ReadonlyMap<string, number>>
+  /** Log lines dropped since start because standard output's reader was gone or did not keep up. */
+  readonly logLinesDropped?: () => number
 }
 
 /** The counters and histograms code increments; the gauges are read from `MetricSources` at scrape time. */
@@ -60,6 +62,18 @@ export function createMetrics(sources: MetricSources): Metrics {
     liveSockets: new Gauge({ name: 'parla_live_sockets_open', help: 'Open /v1/tts/live WebSockets', registers }),
   }
   gauges(registers, sources)
+  const dropped = sources.logLinesDropped
+  if (dropped) {
+    new Counter({
+      name: 'parla_log_lines_dropped_total',
+      help: 'Log lines dropped because standard output\'s reader was gone or did not keep up (at most 1 MiB waits for it)',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(dropped())
+      },
+    })
+  }
   return {
     ...metrics,
     contentType: registry.contentType,
