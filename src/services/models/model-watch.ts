@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs'
-import { dirname } from 'node:path'
+import { readdir, stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import type { Logger } from '../../logger.js'
 
 export interface ModelWatchOptions {
@@ -10,6 +11,8 @@ export interface ModelWatchOptions {
   readonly logger: Logger
   /** A package is unpacked by several renames (`parla models add`): one look after they settle. */
   readonly settleMs?: number
+  /** How often the folder's top level is compared with what the last look saw, for changes the watcher missed. */
+  readonly checkMs?: number
 }
 
 export interface ModelWatch {
@@ -33,6 +36,7 @@ export function watchModels(options: ModelWatchOptions): ModelWatch {
   }
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
+  let seen: string | undefined
   let again = false
   let closed = false
   const look = (): void => {
@@ -42,7 +46,7 @@ export function watchModels(options: ModelWatchOptions): ModelWatch {
       again = true
       return
     }
-    running = options.rescan().finally(() => {
+    running = topLevel(dir).then((now) => (seen = now), () => undefined).then(options.rescan).finally(() => {
       running = undefined
       if (again && !closed) {
         again = false
@@ -70,11 +74,32 @@ export function watchModels(options: ModelWatchOptions): ModelWatch {
   })
   // Watching is no reason to keep the process alive.
   watcher.unref()
+  // inotify can drop events (a full queue), and Node's recursive watcher can miss a folder replaced under the
+  // same name: a cheap comparison of the top level with what the last look saw catches what it missed.
+  const check = setInterval(() => {
+    if (running || timer || closed) return
+    void topLevel(dir).then((now) => {
+      if (seen !== undefined && now !== seen && !running && !timer && !closed) look()
+    }, () => undefined)
+  }, options.checkMs ?? 10_000)
+  check.unref()
+  void topLevel(dir).then((now) => (seen ??= now), () => undefined)
   return {
     close() {
       closed = true
       clearTimeout(timer)
+      clearInterval(check)
       watcher.close()
     },
   }
+}
+
+/** The packages at the folder's top level, each with its identity and time: changes when one is added, replaced or removed. */
+async function topLevel(dir: string): Promise<string> {
+  const entries = (await readdir(dir)).filter((name) => !name.startsWith('.')).sort()
+  const parts = await Promise.all(entries.map(async (name) => {
+    const info = await stat(join(dir, name)).catch(() => undefined)
+    return info ? `${name}:${info.ino}:${info.mtimeMs}` : name
+  }))
+  return parts.join('\n')
 }
