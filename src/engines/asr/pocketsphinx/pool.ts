@@ -90,14 +90,7 @@ export class DecoderPool {
       // A private copy (posting a view would clone its whole backing buffer), in 16 bits so the worker gets
       // what the decoder reads and no second copy of each utterance is left for its garbage collector.
       const pcm = samples instanceof Int16Array ? samples.slice() : float32ToInt16(samples)
-      const job: Job = { id: this.#nextId++, pcm, ...(words && { words }), resolve, reject, cleanup: () => {}, settled: false }
-      if (signal) {
-        const onAbort = () => this.#abort(job, signal)
-        signal.addEventListener('abort', onAbort, { once: true })
-        job.cleanup = () => signal.removeEventListener('abort', onAbort)
-      }
-      this.#queue.push(job)
-      this.#dispatch()
+      this.#enqueue({ id: this.#nextId++, pcm, ...(words && { words }), resolve, reject, cleanup: () => {}, settled: false }, signal)
     })
   }
 
@@ -158,14 +151,19 @@ export class DecoderPool {
     }
     return new Promise((resolve, reject) => {
       open = { resolve, reject }
-      if (signal) {
-        const onAbort = () => this.#abort(job, signal)
-        signal.addEventListener('abort', onAbort, { once: true })
-        job.cleanup = () => signal.removeEventListener('abort', onAbort)
-      }
-      this.#queue.push(job)
-      this.#dispatch()
+      this.#enqueue(job, signal)
     })
+  }
+
+  /** Queues a job for the next free worker; an abort of `signal` drops it from the queue or stops it. */
+  #enqueue(job: Job, signal: AbortSignal | undefined): void {
+    if (signal) {
+      const onAbort = () => this.#abort(job, signal)
+      signal.addEventListener('abort', onAbort, { once: true })
+      job.cleanup = () => signal.removeEventListener('abort', onAbort)
+    }
+    this.#queue.push(job)
+    this.#dispatch()
   }
 
   /** Ends every worker, letting each free its decoder; waits up to `graceMs` before terminating. */
