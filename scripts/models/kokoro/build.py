@@ -53,6 +53,22 @@ def config(vocab):
     }
 
 
+def full_config(vocab):
+    """Kokoro-82M's published v1.0 dimensions (its config.json on Hugging Face): 81.8 M parameters."""
+    return {
+        "istftnet": {
+            "upsample_kernel_sizes": [20, 12], "upsample_rates": [10, 6], "gen_istft_hop_size": 5,
+            "gen_istft_n_fft": 20, "resblock_dilation_sizes": [[1, 3, 5], [1, 3, 5], [1, 3, 5]],
+            "resblock_kernel_sizes": [3, 7, 11], "upsample_initial_channel": 512,
+        },
+        "dim_in": 64, "dropout": 0.2, "hidden_dim": 512, "max_conv_dim": 512, "max_dur": 50, "multispeaker": True,
+        "n_layer": 3, "n_mels": 80, "n_token": 178, "style_dim": 128, "text_encoder_kernel_size": 5,
+        "plbert": {"hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 2048,
+                   "max_position_embeddings": 512, "num_hidden_layers": 12, "dropout": 0.1},
+        "vocab": vocab,
+    }
+
+
 def shrink_decoder(path, channels, residual):
     """The decoder's literal channel counts become config values (see the module doc)."""
     src = open(path, encoding="utf-8").read()
@@ -109,14 +125,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--work", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--full", action="store_true", help="Kokoro-82M's own dimensions, multi-language layout only")
     a = p.parse_args()
     sherpa = os.environ["SHERPA_SCRIPTS"]
-    shrink_decoder(os.path.join(os.environ["KOKORO_SRC"], "kokoro", "istftnet.py"), 16, 8)
+    if not a.full:
+        shrink_decoder(os.path.join(os.environ["KOKORO_SRC"], "kokoro", "istftnet.py"), 16, 8)
 
     sys.path.insert(0, os.path.join(sherpa, "v0.19"))
     from generate_tokens import get_vocab
     vocab = get_vocab()
-    cfg = config(vocab)
+    cfg = full_config(vocab) if a.full else config(vocab)
     gen = torch.Generator().manual_seed(7)
     styles = {s: torch.randn(510, 1, 256, generator=gen) * 0.3 for s in V019_SPEAKERS + V10_SPEAKERS}
 
@@ -139,6 +157,8 @@ def main():
     write_voices(os.path.join(out, "voices.bin"), V10_SPEAKERS, styles)
     lexicon(os.path.join(out, "lexicon-us-en.txt"), EN_LEXICON)
     lexicon(os.path.join(out, "lexicon-zh.txt"), ZH_LEXICON)
+    if a.full:
+        return
 
     # v0.19: the same export, then v0.19's own add_meta_data.py and generate_tokens.py (kLegacy's ONNX has
     # the same inputs and output; its weights are on Hugging Face).

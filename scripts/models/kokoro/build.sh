@@ -5,6 +5,8 @@
 # Random weights, small dimensions (see build.py). Needs Debian's python3-torch, python3-onnx, python3-numpy.
 #
 #   scripts/models/kokoro/build.sh [OUT]        (default OUT: test/fixtures/models/kokoro)
+#   scripts/models/kokoro/build.sh --full OUT   Kokoro-82M's own dimensions (v1.0 config, ~325 MB), the
+#                                               multi-language layout only: for benchmarks, never committed
 #
 # KOKORO_GIT / SHERPA_ONNX_GIT may name local git directories (bare or not) holding the pinned commits;
 # otherwise both are cloned from GitHub into a temporary folder. Nothing upstream is written into the repo.
@@ -17,6 +19,8 @@ SHERPA_ONNX_COMMIT=634265c9b57642fdd158120148785c89aa281c4b
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
+full=()
+if [ "${1:-}" = --full ]; then full=(--full); shift; [ -n "${1:-}" ] || { echo "--full needs OUT" >&2; exit 2; }; fi
 out=$(realpath -m "${1:-$root/test/fixtures/models/kokoro}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,7 +45,8 @@ extract "${SHERPA_ONNX_GIT:-}" https://github.com/k2-fsa/sherpa-onnx "$SHERPA_ON
 
 mkdir -p "$out"
 KOKORO_SRC="$work/kokoro-src" SHERPA_SCRIPTS="$work/sherpa/scripts/kokoro" STAND_INS="$here/../stand-ins" \
-  "$PYTHON" "$here/build.py" --work "$work/build" --out "$out"
+  "$PYTHON" "$here/build.py" --work "$work/build" --out "$out" "${full[@]}"
+if [ ${#full[@]} -gt 0 ]; then du -ab "$out"; exit 0; fi
 
 "$PYTHON" - "$out" "$KOKORO_COMMIT" "$SHERPA_ONNX_COMMIT" <<'PY'
 import json, sys, torch, onnx
