@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config/load.js'
 import { CATALOG, findCatalogEntry, mirrored, type CatalogEntry } from '../src/models/catalog.js'
 import { pullCatalogEntry } from '../src/models/catalog-pull.js'
 import { NATURAL_VOICE_HINT } from '../src/models/natural-hint.js'
+import { unpackArchive } from '../src/models/unpack.js'
 import { startServer, type Server } from '../src/server.js'
 import { parla } from './helpers/cli.js'
 import { pcm16 } from './helpers/tts-audio.js'
@@ -21,10 +22,11 @@ import { writePiperVoice } from './support/neural-models.js'
 /**
  * `parla models catalog` and `parla models pull <name>` against a local mirror (`modelsMirror`) that serves test
  * models under the catalog's own paths: the Kokoro package built from hexgrad/kokoro's code, packed as its
- * `.tar.bz2` release, and a Piper voice (`.onnx` + `.onnx.json`). The Piper voice is the first one found in
- * test/fixtures/models/piper (a voice built by rhasspy/piper's own code), else a synthetic one.
+ * `.tar.bz2` release, and a Piper voice (`.onnx` + `.onnx.json`), built by rhasspy/piper's own code where the tree
+ * has it (test/fixtures/models/piper), else a synthetic one.
  */
 const PIPER_FIXTURES = join(import.meta.dirname, 'fixtures', 'models', 'piper')
+const PIPER_FIXTURE = 'en_US-parla_test-medium'
 const RATE = 24_000
 
 let root: string
@@ -44,15 +46,16 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 const installed = async () => (await readdir(modelsDir).catch(() => [] as string[])).filter((n) => !n.startsWith('.')).sort()
 const downloadsOf = (name: string) => readdir(join(modelsDir, '.parla-cache', 'downloads', name)).catch(() => null)
 
-/** A Piper voice: a committed one built by rhasspy/piper's code when present, else a synthetic one. */
+/**
+ * A Piper voice: the single-speaker voice built by rhasspy/piper's own code (test/fixtures/models/piper, a
+ * release-style `.tar.gz` of its folder) when the tree has it, else a synthetic one with Piper's layout.
+ */
 async function piperVoice(work: string): Promise<{ onnx: Buffer; json: Buffer }> {
-  for (const dir of await readdir(PIPER_FIXTURES).catch(() => [] as string[])) {
-    const names = await readdir(join(PIPER_FIXTURES, dir)).catch(() => [] as string[])
-    const model = names.find((n) => n.endsWith('.onnx') && names.includes(`${n}.json`))
-    if (model) return { onnx: await readFile(join(PIPER_FIXTURES, dir, model)), json: await readFile(join(PIPER_FIXTURES, dir, `${model}.json`)) }
-  }
-  const dir = await writePiperVoice(work, 'en_US-synthetic-low', { sampleRate: RATE })
-  return { onnx: await readFile(join(dir, 'en_US-synthetic-low.onnx')), json: await readFile(join(dir, 'en_US-synthetic-low.onnx.json')) }
+  const archive = join(PIPER_FIXTURES, `${PIPER_FIXTURE}.tar.gz`)
+  const dir = await stat(archive).then(
+    () => unpackArchive(archive, join(work, 'piper')),
+    () => writePiperVoice(work, PIPER_FIXTURE, { sampleRate: RATE }))
+  return { onnx: await readFile(join(dir, `${PIPER_FIXTURE}.onnx`)), json: await readFile(join(dir, `${PIPER_FIXTURE}.onnx.json`)) }
 }
 
 /** A catalog entry with the real entry's names and paths but the test voice's size and MD5. */
