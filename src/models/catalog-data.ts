@@ -42,8 +42,8 @@ const moonshine = (size: string): CatalogEntry => ({
   files: [archive(ASR_RELEASE, `sherpa-onnx-moonshine-${size}-en-int8`)],
 })
 
-const kokoro = (name: string, languages: string[], alias: string): CatalogEntry => ({
-  name, aliases: [alias], kind: 'tts', family: 'kokoro', languages,
+const kokoro = (name: string, languages: string[], alias?: string): CatalogEntry => ({
+  name, ...(alias && { aliases: [alias] }), kind: 'tts', family: 'kokoro', languages,
   licence: 'Apache-2.0 (hexgrad/Kokoro-82M)', licenceUrl: 'https://huggingface.co/hexgrad/Kokoro-82M',
   files: [archive(TTS_RELEASE, name)],
 })
@@ -79,10 +79,10 @@ export const CATALOG: readonly CatalogEntry[] = [
   piper('cs_CZ-jirka-medium', 'cs-cz', 1, ['cs/cs_CZ/jirka/medium/cs_CZ-jirka-medium.onnx', 63201294, 'da2deb0a3f93226a3f9b6e40d43c46ca'], [5025, '2762e45c5b084694093c683a5da7cf94']),
   kokoro('kokoro-en-v0_19', ['en'], 'kokoro-en'),
   kokoro('kokoro-multi-lang-v1_0', ['en', 'zh'], 'kokoro-multi-lang'),
-  kokoro('kokoro-multi-lang-v1_1', ['en', 'zh'], 'kokoro-multi-lang-v1.1'),
+  kokoro('kokoro-multi-lang-v1_1', ['en', 'zh']),
   {
     name: 'sherpa-onnx-zipvoice-distill-int8-zh-en-emilia', aliases: ['zipvoice'], kind: 'tts', family: 'zipvoice', languages: ['zh', 'en'],
-    licence: 'Apache-2.0 (k2-fsa/ZipVoice)', licenceUrl: 'https://github.com/k2-fsa/ZipVoice/blob/master/LICENSE',
+    licence: 'Apache-2.0 (k2-fsa/ZipVoice repository)', licenceUrl: 'https://github.com/k2-fsa/ZipVoice/blob/master/LICENSE',
     files: [archive(TTS_RELEASE, 'sherpa-onnx-zipvoice-distill-int8-zh-en-emilia')],
     extras: [{ url: 'https://github.com/k2-fsa/sherpa-onnx/releases/download/vocoder-models/vocos_24khz.onnx' }],
   },
