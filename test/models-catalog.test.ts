@@ -28,6 +28,8 @@ import { writePiperVoice } from './support/neural-models.js'
 const PIPER_FIXTURES = join(import.meta.dirname, 'fixtures', 'models', 'piper')
 const PIPER_FIXTURE = 'en_US-parla_test-medium'
 const RATE = 24_000
+/** A test with several `parla` runs: each starts a Node process with tsx, slow on a loaded machine. */
+const CLI_RUNS = 300_000
 
 let root: string
 let dataDir: string
@@ -134,7 +136,7 @@ describe('parla models catalog', () => {
     for (const family of ['piper', 'kokoro', 'zipvoice', 'whisper', 'moonshine']) expect(list.some((e) => e.family === family)).toBe(true)
   })
 
-  it('filters by kind and language, and shows a table', async () => {
+  it('filters by kind and language, and shows a table', { timeout: CLI_RUNS }, async () => {
     const asr = JSON.parse((await cli('models', 'catalog', '--json', '--kind', 'asr')).stdout.toString()) as CatalogEntry[]
     expect(asr.length).toBeGreaterThan(0)
     expect(asr.every((e) => e.kind === 'asr')).toBe(true)
@@ -152,12 +154,14 @@ describe('parla models catalog', () => {
 
 describe('parla models pull <name> from the mirror', () => {
   let server: Server
-  const logs = captureLogs()
-
-  beforeAll(async () => {
+  let logs = captureLogs()
+  const start = async () => {
+    logs = captureLogs()
     const config = loadConfig({ env: {}, file: undefined, flags: { dataDir, port: 0, logLevel: 'info', asrWorkers: 1, festivalProcesses: 1 } })
     server = await startServer(config, { inMemory: true, logger: logs.logger })
-  }, 180_000)
+  }
+
+  beforeAll(start, 180_000)
   afterAll(() => server?.drain(), 180_000)
 
   const speak = async (voice: string) => {
@@ -176,7 +180,7 @@ describe('parla models pull <name> from the mirror', () => {
     expect(CATALOG.some((e) => e.name === 'en_US-lessac-medium')).toBe(true)
   })
 
-  it('fetches Kokoro\'s release with progress, unpacks and installs it; the running server speaks with it', { timeout: 180_000 }, async () => {
+  it('fetches Kokoro\'s release with progress, unpacks and installs it; the running server speaks with it', { timeout: CLI_RUNS }, async () => {
     const res = await cli('models', 'pull', 'kokoro-en')
     expect(res.code, res.stderr).toBe(0)
     expect(res.stderr).toContain(`fetching ${V019}.tar.bz2 from ${base}/k2-fsa/sherpa-onnx/releases/download/tts-models/${V019}.tar.bz2\n`)
@@ -235,7 +239,7 @@ describe('parla models pull <name> from the mirror', () => {
     expect(await downloadsOf('en_US-amy-low')).toBeNull()
   })
 
-  it('an unknown name says where the names are; a file missing on the mirror names its URL', async () => {
+  it('an unknown name says where the names are; a file missing on the mirror names its URL', { timeout: CLI_RUNS }, async () => {
     const unknown = await cli('models', 'pull', 'en_US-nobody-medium')
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/en_US-nobody-medium is not in the model catalog \(did you mean en_US-amy-low, .*\); 'parla models catalog' lists the names/)
@@ -243,6 +247,15 @@ describe('parla models pull <name> from the mirror', () => {
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(new RegExp(`download of ${base}/k2-fsa/sherpa-onnx/releases/download/asr-models/sherpa-onnx-whisper-tiny\\.en\\.tar\\.bz2 failed: HTTP 404`))
     expect(await installed()).not.toContain('sherpa-onnx-whisper-tiny.en')
+  })
+
+  it('a server started afterwards on the same data dir speaks with the pulled voices and gives no hint', { timeout: 180_000 }, async () => {
+    await server.drain()
+    await start()
+    expect(logs.lines.some((l) => l.msg === 'built-in voices ready')).toBe(true)
+    expect(logs.lines.filter((l) => l.msg === NATURAL_VOICE_HINT)).toEqual([])
+    await speak('neural-kokoro-en-v0-19-am-adam')
+    await speak('neural-de-de-thorsten-medium')
   })
 
   it('a mirror keeps the publisher\'s path under its own base', () => {
