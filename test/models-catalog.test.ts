@@ -61,13 +61,13 @@ async function piperVoice(work: string): Promise<{ onnx: Buffer; json: Buffer }>
 }
 
 /** A catalog entry with the real entry's names and paths but the test voice's size and MD5. */
-function withTestFacts(name: string, facts: { onnx: Buffer; json: Buffer }, change: Partial<Record<'onnxMd5' | 'jsonMd5', string>> = {}): CatalogEntry {
+function withTestFacts(name: string, facts: { onnx: Buffer; json: Buffer }, change: Partial<Record<'onnxMd5' | 'jsonMd5' | 'onnxSha256', string>> = {}): CatalogEntry {
   const entry = findCatalogEntry(name)
   const [onnx, json] = entry.files
   return {
     ...entry,
     files: [
-      { url: onnx!.url, size: facts.onnx.length, md5: change.onnxMd5 ?? md5(facts.onnx) },
+      { url: onnx!.url, size: facts.onnx.length, md5: change.onnxMd5 ?? md5(facts.onnx), ...(change.onnxSha256 && { sha256: change.onnxSha256 }) },
       { url: json!.url, size: facts.json.length, md5: change.jsonMd5 ?? md5(facts.json) },
     ],
   }
@@ -84,7 +84,7 @@ beforeAll(async () => {
   await run('tar', ['-cjf', join(work, `${V019}.tar.bz2`), '-C', KOKORO_FIXTURES, V019])
   files.set(pathOf(findCatalogEntry(V019).files[0]!.url), await readFile(join(work, `${V019}.tar.bz2`)))
   piper = await piperVoice(work)
-  for (const name of ['en_US-amy-low', 'de_DE-thorsten-medium']) {
+  for (const name of ['en_US-amy-low', 'en_US-lessac-medium', 'de_DE-thorsten-medium']) {
     const [onnx, json] = findCatalogEntry(name).files
     files.set(pathOf(onnx!.url), piper.onnx)
     files.set(pathOf(json!.url), piper.json)
@@ -228,6 +228,10 @@ describe('parla models pull <name> from the mirror', () => {
     expect(await installed()).not.toContain('en_US-amy-low')
     expect(await downloadsOf('en_US-amy-low')).toBeNull()
     expect(await readdir(join(modelsDir, '.parla-cache', 'work')).catch(() => [])).toEqual([])
+    // A SHA-256 (huggingface's Git LFS figure) is checked too.
+    await expect(pullCatalogEntry(modelsDir, withTestFacts('en_US-lessac-medium', piper, { onnxSha256: 'f'.repeat(64) }), { mirror: base })).rejects.toThrow(/^en_US-lessac-medium\.onnx: checksum mismatch: sha256 [0-9a-f]{64}, the publisher lists f{64}/)
+    expect(await installed()).not.toContain('en_US-lessac-medium')
+    expect(await downloadsOf('en_US-lessac-medium')).toBeNull()
   })
 
   it('a size other than the publisher\'s is refused by name through the CLI, leaving nothing behind', async () => {

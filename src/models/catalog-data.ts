@@ -5,7 +5,8 @@ import type { CatalogEntry, CatalogFile } from './catalog-types.js'
  * - Piper voices: path, size and MD5 of each file from piper-voices' voices.json, as copied into
  *   rhasspy/wyoming-piper (wyoming_piper/voices.json, commit fd78db7f, updated 2026-07-08); served from
  *   huggingface.co/rhasspy/piper-voices. The repository's licence is MIT; each voice's MODEL_CARD names its
- *   dataset and that dataset's licence.
+ *   dataset and that dataset's licence. Where huggingface's page for a model file shows its Git LFS SHA-256
+ *   (the object added by the commit the voice came with), it is stored too.
  * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine): names from sherpa-onnx's release
  *   workflows and documentation. sherpa-onnx publishes no size or checksum for them, so none is stored: `pull`
  *   checks the download against the server's Content-Length and unpacks it only if the archive is whole.
@@ -16,13 +17,13 @@ const TTS_RELEASE = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/tts
 const ASR_RELEASE = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models/'
 
 /** A Piper voice: its `.onnx` (path, size, MD5) and its `.onnx.json` (size, MD5) beside it. */
-function piper(name: string, language: string, speakers: number, model: [string, number, string], config: [number, string]): CatalogEntry {
-  const [path, size, md5] = model
+function piper(name: string, language: string, speakers: number, model: [string, number, string, string?], config: [number, string]): CatalogEntry {
+  const [path, size, md5, sha256] = model
   const folder = path.slice(0, path.lastIndexOf('/') + 1)
   return {
     name, kind: 'tts', family: 'piper', languages: [language], speakers,
     licence: 'MIT (piper-voices); dataset licence in the MODEL_CARD', licenceUrl: `${PIPER}${folder}MODEL_CARD`,
-    files: [{ url: `${PIPER}${path}`, size, md5 }, { url: `${PIPER}${path}.json`, size: config[0], md5: config[1] }],
+    files: [{ url: `${PIPER}${path}`, size, md5, ...(sha256 && { sha256 }) }, { url: `${PIPER}${path}.json`, size: config[0], md5: config[1] }],
   }
 }
 
@@ -51,11 +52,11 @@ const kokoro = (name: string, languages: string[], alias?: string): CatalogEntry
 export const CATALOG: readonly CatalogEntry[] = [
   piper('en_US-amy-low', 'en-us', 1, ['en/en_US/amy/low/en_US-amy-low.onnx', 63104526, '3c3f6a6ec605f3a59763256d3b2db012'], [4164, '85a339b51379b13bbbb0784382ca75bc']),
   piper('en_US-amy-medium', 'en-us', 1, ['en/en_US/amy/medium/en_US-amy-medium.onnx', 63201294, '778d28aeb95fcdf8a882344d9df142fc'], [4882, '7f37dadb26340c90ebc8088e0b252310']),
-  piper('en_US-lessac-low', 'en-us', 1, ['en/en_US/lessac/low/en_US-lessac-low.onnx', 63201294, '31883a7506589feadf3c3474fd8ef658'], [4882, '64876daa19dd042b368cd64fa379a75f']),
-  piper('en_US-lessac-medium', 'en-us', 1, ['en/en_US/lessac/medium/en_US-lessac-medium.onnx', 63201294, '2fc642b535197b6305c7c8f92dc8b24f'], [4885, 'c1f2b7bddefe113f3255ff9ef234cfd3']),
+  piper('en_US-lessac-low', 'en-us', 1, ['en/en_US/lessac/low/en_US-lessac-low.onnx', 63201294, '31883a7506589feadf3c3474fd8ef658', 'f7d01dde371555732c4c314111ac79672b1a5ce2fc19266ab42178fd8df7f375'], [4882, '64876daa19dd042b368cd64fa379a75f']),
+  piper('en_US-lessac-medium', 'en-us', 1, ['en/en_US/lessac/medium/en_US-lessac-medium.onnx', 63201294, '2fc642b535197b6305c7c8f92dc8b24f', '5efe09e69902187827af646e1a6e9d269dee769f9877d17b16b1b46eeaaf019f'], [4885, 'c1f2b7bddefe113f3255ff9ef234cfd3']),
   piper('en_US-lessac-high', 'en-us', 1, ['en/en_US/lessac/high/en_US-lessac-high.onnx', 113895201, '99d1f6181a7f5ccbe3f117ba8ce63c93'], [4883, '02e8e364c86b5d3b75e81704b0369856']),
-  piper('en_US-ryan-medium', 'en-us', 1, ['en/en_US/ryan/medium/en_US-ryan-medium.onnx', 63201294, '8f06d3aff8ded5a7f13f907e6bec32ac'], [4883, 'f173a2b5202b3e4128ccc3ed8195306c']),
-  piper('en_US-libritts_r-medium', 'en-us', 904, ['en/en_US/libritts_r/medium/en_US-libritts_r-medium.onnx', 78580914, 'bb2c2776cffbfd736c7c497f620c0ca6'], [20123, 'c740db18a0dab11b13ce0292ea1196c6']),
+  piper('en_US-ryan-medium', 'en-us', 1, ['en/en_US/ryan/medium/en_US-ryan-medium.onnx', 63201294, '8f06d3aff8ded5a7f13f907e6bec32ac', 'abf4c274862564ed647ba0d2c47f8ee7c9b717d27bdad9219100eb310db4047a'], [4883, 'f173a2b5202b3e4128ccc3ed8195306c']),
+  piper('en_US-libritts_r-medium', 'en-us', 904, ['en/en_US/libritts_r/medium/en_US-libritts_r-medium.onnx', 78580914, 'bb2c2776cffbfd736c7c497f620c0ca6', '10bb85e071d616fcf4071f369f1799d0491492ab3c5d552ec19fb548fac13195'], [20123, 'c740db18a0dab11b13ce0292ea1196c6']),
   piper('en_GB-alan-medium', 'en-gb', 1, ['en/en_GB/alan/medium/en_GB-alan-medium.onnx', 63201294, '8f6b35eeb8ef6269021c6cb6d2414c9b'], [4888, 'b11d9afd0a8f5372c42a52fbd6e021d4']),
   piper('en_GB-alba-medium', 'en-gb', 1, ['en/en_GB/alba/medium/en_GB-alba-medium.onnx', 63201294, 'c07f313752bb3aba8061041666251654'], [4888, 'dbb6f2ede31082710665221417906e13']),
   piper('de_DE-thorsten-low', 'de-de', 1, ['de/de_DE/thorsten/low/de_DE-thorsten-low.onnx', 63104526, 'c06eb96aceb61895fcb09ffc30eef60b'], [4159, 'c4a38327b98f25524128def8190e8ca0']),
