@@ -84,6 +84,8 @@ beforeAll(async () => {
   await run('tar', ['-cjf', join(work, `${V019}.tar.bz2`), '-C', KOKORO_FIXTURES, V019])
   files.set(pathOf(findCatalogEntry(V019).files[0]!.url), await readFile(join(work, `${V019}.tar.bz2`)))
   piper = await piperVoice(work)
+  files.set(pathOf(findCatalogEntry('kokoro-multi-lang-v1_0').files[0]!.url), Buffer.from('this is not bzip2 data at all'))
+  files.set(pathOf(findCatalogEntry('kokoro-multi-lang-v1_1').files[0]!.url), files.get(pathOf(findCatalogEntry(V019).files[0]!.url))!)
   for (const name of ['en_US-amy-low', 'en_US-lessac-medium', 'de_DE-thorsten-medium']) {
     const [onnx, json] = findCatalogEntry(name).files
     files.set(pathOf(onnx!.url), piper.onnx)
@@ -241,6 +243,16 @@ describe('parla models pull <name> from the mirror', () => {
     expect(res.stderr).toMatch(new RegExp(`parla: en_US-amy-low\\.onnx: size mismatch: the publisher lists 63104526 bytes, ${base}/rhasspy/piper-voices/resolve/main/en/en_US/amy/low/en_US-amy-low\\.onnx sent ${piper.onnx.length}; the download was discarded and nothing was installed`))
     expect(await installed()).not.toContain('en_US-amy-low')
     expect(await downloadsOf('en_US-amy-low')).toBeNull()
+  })
+
+  it('an archive that does not unpack, or holds another package, installs nothing and is fetched afresh next time', async () => {
+    await expect(pullCatalogEntry(modelsDir, findCatalogEntry('kokoro-multi-lang-v1_0'), { mirror: base })).rejects.toThrow(/kokoro-multi-lang-v1_0\.tar\.bz2 is not a valid \.tar\.bz2 archive/)
+    await expect(pullCatalogEntry(modelsDir, findCatalogEntry('kokoro-multi-lang-v1_1'), { mirror: base })).rejects.toThrow(/kokoro-multi-lang-v1_1\.tar\.bz2 does not hold the folder kokoro-multi-lang-v1_1; nothing was installed/)
+    for (const name of ['kokoro-multi-lang-v1_0', 'kokoro-multi-lang-v1_1']) {
+      expect(await installed()).not.toContain(name)
+      expect(await downloadsOf(name)).toBeNull()
+    }
+    expect(await readdir(join(modelsDir, '.parla-cache', 'work')).catch(() => [])).toEqual([])
   })
 
   it('an unknown name says where the names are; a file missing on the mirror names its URL', { timeout: CLI_RUNS }, async () => {

@@ -51,25 +51,30 @@ export async function pullCatalogEntry(modelsDir: string, entry: CatalogEntry, o
   const work = workDir(modelsDir)
   await mkdir(work, { recursive: true })
   try {
-    const [first] = entry.files
-    let staged: string
-    if (first && ARCHIVE.test(fileName(first))) {
-      staged = await unpackArchive(parts[0]!, join(work, 'unpacked'), options.signal, fileName(first)).catch(async (err: unknown) => {
-        // An archive that does not unpack is not resumable: fetch it afresh next time.
-        await removeTree(downloads)
-        throw err
-      })
-      if (basename(staged) !== entry.name) throw new SpeechError('bad_request', `${fileName(first)} does not hold the folder ${entry.name}; nothing was installed`)
-    } else {
-      staged = join(work, entry.name)
-      await mkdir(staged)
-      for (const [i, file] of entry.files.entries()) await rename(parts[i]!, join(staged, fileName(file)))
-    }
-    for (const [i, extra] of (entry.extras ?? []).entries()) await rename(parts[entry.files.length + i]!, join(staged, fileName(extra)))
-    const pkg = await installStaged(modelsDir, staged, entry.name)
+    const pkg = await installFiles(modelsDir, entry, parts, work, options.signal)
     await removeTree(downloads)
     return pkg
+  } catch (err) {
+    // Files that verified but do not unpack or are not a package Parla reads: fetch them afresh next time.
+    if (err instanceof SpeechError && err.code === 'bad_request') await removeTree(downloads)
+    throw err
   } finally {
     await removeTree(work)
   }
+}
+
+/** Stages the verified downloads in `work` as the package folder, then moves it into `modelsDir`. */
+async function installFiles(modelsDir: string, entry: CatalogEntry, parts: readonly string[], work: string, signal?: AbortSignal): Promise<ModelPackage> {
+  const [first] = entry.files
+  let staged: string
+  if (first && ARCHIVE.test(fileName(first))) {
+    staged = await unpackArchive(parts[0]!, join(work, 'unpacked'), signal, fileName(first))
+    if (basename(staged) !== entry.name) throw new SpeechError('bad_request', `${fileName(first)} does not hold the folder ${entry.name}; nothing was installed`)
+  } else {
+    staged = join(work, entry.name)
+    await mkdir(staged)
+    for (const [i, file] of entry.files.entries()) await rename(parts[i]!, join(staged, fileName(file)))
+  }
+  for (const [i, extra] of (entry.extras ?? []).entries()) await rename(parts[entry.files.length + i]!, join(staged, fileName(extra)))
+  return installStaged(modelsDir, staged, entry.name)
 }
