@@ -7,8 +7,11 @@ export const SUGGESTED_VOICE = 'en_US-lessac-medium'
 export const NATURAL_VOICE_HINT =
   `no neural voice is installed: for natural speech run 'parla models pull ${SUGGESTED_VOICE}' on the server ('parla models catalog' lists more voices and languages)`
 
-/** Whether any of these voice model ids is a neural one (built-in neural voices are `neural-…`). */
-export const hasNeuralVoice = (ids: Iterable<string>): boolean => {
-  for (const id of ids) if (id.startsWith('neural-')) return true
+/**
+ * Whether any of these voice model ids speaks naturally: a neural package's voice (`neural-…`) or a forwarding
+ * upstream's (`upstream-…`, a fish-speech server or another Parla), rather than only the classic engines'.
+ */
+export const hasNaturalVoice = (ids: Iterable<string>): boolean => {
+  for (const id of ids) if (id.startsWith('neural-') || id.startsWith('upstream-')) return true
   return false
 }

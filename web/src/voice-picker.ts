@@ -1,5 +1,5 @@
 // The voice list of the Speak panel: built-in, public and own voices from /model, searchable, samples playable.
-import { hasNeuralVoice, SUGGESTED_VOICE } from '../../src/models/natural-hint.js'
+import { hasNaturalVoice, SUGGESTED_VOICE } from '../../src/models/natural-hint.js'
 import { blobUrl, getJson, type VoiceModel } from './api.js'
 import { $, el, guard } from './ui.js'
 
@@ -21,7 +21,7 @@ export async function loadVoices(): Promise<void> {
   const [own, visible] = await Promise.all([page('self=true'), page('sort_by=created_at')])
   const seen = new Set<string>()
   voices = [...own, ...visible].filter((v) => !seen.has(v._id) && seen.add(v._id) && v.state === 'trained')
-  showNaturalHint(!hasNeuralVoice(voices.map((v) => v._id)))
+  showNaturalHint(!hasNaturalVoice(voices.map((v) => v._id)))
   render()
 }
 
