@@ -22,6 +22,9 @@ export const ACCEPTANCE_FILES = [
   'test/fuzz.test.ts',
   'test/upstream.test.ts',
   'test/models-pull.test.ts',
+  // `parla models catalog` / `pull <name>` against a local mirror, a real server start and the CLI.
+  'test/models-catalog.test.ts',
+  'test/playground-hint.test.ts',
   // Kokoro packages built from the upstream code, through every surface, and their broken variants.
   'test/kokoro.test.ts',
   'test/kokoro-surfaces.test.ts',

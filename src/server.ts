@@ -9,6 +9,7 @@ import { refreshBuiltinVoices } from './services/models/builtin-refresh.js'
 import { generateBuiltinSamples } from './services/models/builtin-samples.js'
 import { watchModels, type ModelWatch } from './services/models/model-watch.js'
 import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
+import { hasNaturalVoice, NATURAL_VOICE_HINT } from './models/natural-hint.js'
 import { isPostgresUrl } from './store/db/database.js'
 import { seedBuiltinVoices } from './voices/seed.js'
 import { armShutdownWatchdog } from './shutdown-watchdog.js'
@@ -61,6 +62,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {},
       wyoming = await startWyomingServer(deps, { host: config.wyomingHost, port: config.wyomingPort, log: app.log, ...(config.wyomingZeroconf && { zeroconf: config.wyomingZeroconfName }) })
     }
     logger.info({ voices: voices.length }, 'built-in voices ready')
+    if (!hasNaturalVoice(voices.filter((v) => v.voice.unavailable === undefined).map((v) => v.modelId))) logger.info(NATURAL_VOICE_HINT)
     warm(deps, voices, background.signal)
     // Packages `parla models add|pull|rm` put in or take out are used without a restart.
     if (deps.speech.engines.ids.includes('neural')) watcher = watchModels({ dir: neuralSettingsFrom(config, resolve(config.dataDir)).modelsDir, rescan: rescanModels, logger })

@@ -4,14 +4,19 @@ import { SpeechError } from '../errors.js'
 import { CACHE_DIR } from '../models/detect.js'
 import { discoverModels } from '../models/discover.js'
 import { filesStamp, LoadFailures, loadFailuresFile } from '../engines/tts/neural/load-failures.js'
+import { findCatalogEntry } from '../models/catalog.js'
+import { pullCatalogEntry } from '../models/catalog-pull.js'
 import { addModel, pullModel, removeModel } from '../models/store.js'
+import type { Config } from '../config/schema.js'
 import type { ModelPackage } from '../models/types.js'
 import { builtinVoices } from '../engines/tts/neural/voices.js'
 import { builtinModelId } from '../voices/builtin.js'
 import { addConfigFlags } from './config-flags.js'
 import { configFromOptions } from './context.js'
+import { DownloadProgress } from './download-progress.js'
+import { registerCatalogCommand } from './models-catalog.js'
 
-/** `parla models list | add PATH | pull URL | rm ID`: the operator's neural model packages in `modelsDir`. */
+/** `parla models list | catalog | add PATH | pull NAME|URL | rm ID`: the operator's neural model packages in `modelsDir`. */
 export function registerModelCommands(program: Command): void {
   const models = program.command('models').description('manage neural model packages in modelsDir (docs/models.md)')
 
@@ -25,7 +30,7 @@ export function registerModelCommands(program: Command): void {
       process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
       for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), refused.get(p.id) !== undefined ? `broken: the runtime refused it: ${refused.get(p.id)}` : p.runnable ? 'ready' : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
       for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
-      if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models add PATH' or 'parla models pull URL'\n`)
+      if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models pull <name>' (names: 'parla models catalog'), 'parla models add PATH' or 'parla models pull URL'\n`)
     })
   })
 
@@ -33,25 +38,21 @@ export function registerModelCommands(program: Command): void {
     await run(options, async (dir) => report(await addModel(dir, resolve(path))))
   })
 
-  addConfigFlags(models.command('pull').description('download and install a model archive, Piper voice (.onnx) or ggml file').argument('<url>'))
-    .option('--sha256 <hex>', 'expected SHA-256 of the download; a mismatch discards it')
-    .action(async (url: string, options) => {
+  addConfigFlags(models.command('pull').description('download, verify and install a catalog package by name (see \'parla models catalog\'), or a model archive, Piper voice (.onnx) or ggml file by URL').argument('<name-or-url>'))
+    .option('--sha256 <hex>', 'expected SHA-256 of a URL\'s download; a mismatch discards it')
+    .action(async (source: string, options) => {
       const { sha256, ...rest } = options as { sha256?: string }
-      await run(rest, async (dir) => {
-        let last = -1
-        const pkg = await pullModel(dir, url, {
-          ...(sha256 && { sha256 }),
-          onProgress: (done, total) => {
-            const pct = total ? Math.floor((done / total) * 100) : -1
-            if (pct === last || !process.stderr.isTTY) return
-            last = pct
-            process.stderr.write(`\r${total ? `${'#'.repeat(Math.floor(pct / 4)).padEnd(25, '.')} ${pct}%` : ''} ${(done / 1e6).toFixed(1)} MB`)
-          },
-        })
-        if (process.stderr.isTTY) process.stderr.write('\n')
+      await run(rest, async (dir, config) => {
+        const progress = new DownloadProgress(process.stderr)
+        const pkg = /^[a-z][a-z0-9+.-]*:\/\//i.test(source)
+          ? await pullModel(dir, source, { ...(sha256 && { sha256 }), onProgress: progress.update })
+          : await pullCatalogEntry(dir, findCatalogEntry(source), { mirror: config.modelsMirror, onFile: progress.start, onProgress: progress.update })
+        progress.end()
         report(pkg)
       })
     })
+
+  registerCatalogCommand(models, run)
 
   addConfigFlags(models.command('rm').description('remove an installed model package').argument('<id>')).action(async (id: string, options) => {
     await run(options, async (dir) => {
@@ -71,11 +72,12 @@ function report(p: ModelPackage): void {
   if (!p.runnable) process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
 }
 
-async function run(options: Record<string, unknown>, body: (modelsDir: string) => Promise<void>): Promise<void> {
+/** Runs a models command on the configured `modelsDir`; a `SpeechError` is its message on stderr and exit code 1. */
+export async function run(options: Record<string, unknown>, body: (modelsDir: string, config: Config) => Promise<void>): Promise<void> {
   const config = configFromOptions(options)
   const dir = resolve(config.modelsDir || join(config.dataDir, 'models'))
   try {
-    await body(dir)
+    await body(dir, config)
   } catch (err) {
     if (!(err instanceof SpeechError)) throw err
     process.stderr.write(`parla: ${err.message}\n`)

@@ -76,6 +76,11 @@ export const ConfigSchema = Type.Object(
     voiceAliases: Type.String({ default: '' }),
     /** Folder of the operator's neural model packages (docs/models.md); empty means `<dataDir>/models`. */
     modelsDir: Type.String({ default: '' }),
+    /**
+     * Base URL `parla models pull <catalog name>` fetches from instead of each file's publisher, keeping the
+     * publisher's path (`https://huggingface.co/rhasspy/…` → `<mirror>/rhasspy/…`): a proxy or a local mirror.
+     */
+    modelsMirror: Type.String({ default: '' }),
     /** Neural runtime processes: how many neural syntheses run at once (each loads the models it serves). */
     neuralProcesses: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
     /**

@@ -10,7 +10,7 @@ import type { ModelPackage } from './types.js'
  * `parla models add | pull | rm`: every change is prepared in `<modelsDir>/.parla-cache/work` and moved into
  * place only once the package is whole and recognised, so a failure half-way leaves `modelsDir` as it was.
  */
-const workDir = (modelsDir: string) => join(modelsDir, CACHE_DIR, 'work', `${process.pid}-${Date.now()}`)
+export const workDir = (modelsDir: string) => join(modelsDir, CACHE_DIR, 'work', `${process.pid}-${Date.now()}`)
 
 /** Installs a local folder, single file (`ggml-*.bin`) or archive. */
 export async function addModel(modelsDir: string, source: string, signal?: AbortSignal): Promise<ModelPackage> {
@@ -93,7 +93,8 @@ export async function removeModel(modelsDir: string, id: string): Promise<void> 
   await rm(join(modelsDir, CACHE_DIR, id), { recursive: true, force: true })
 }
 
-async function installStaged(modelsDir: string, staged: string, fallbackName: string): Promise<ModelPackage> {
+/** Moves a staged package into `modelsDir` once it is recognised; `fallbackName` names loose files unpacked. */
+export async function installStaged(modelsDir: string, staged: string, fallbackName: string): Promise<ModelPackage> {
   const id = staged.endsWith('unpacked') ? fallbackName : basename(staged)
   const found = await detectPackage(dirname(staged), basename(staged)).catch((err: unknown) => {
     throw new SpeechError('bad_request', `${id} is not a model package Parla can read: ${err instanceof Error ? err.message : String(err)}`)

@@ -1,4 +1,5 @@
 // The voice list of the Speak panel: built-in, public and own voices from /model, searchable, samples playable.
+import { hasNaturalVoice, SUGGESTED_VOICE } from '../../src/models/natural-hint.js'
 import { blobUrl, getJson, type VoiceModel } from './api.js'
 import { $, el, guard } from './ui.js'
 
@@ -20,7 +21,19 @@ export async function loadVoices(): Promise<void> {
   const [own, visible] = await Promise.all([page('self=true'), page('sort_by=created_at')])
   const seen = new Set<string>()
   voices = [...own, ...visible].filter((v) => !seen.has(v._id) && seen.add(v._id) && v.state === 'trained')
+  showNaturalHint(!hasNaturalVoice(voices.map((v) => v._id)))
   render()
+}
+
+/** Only the classic voices: say how the server's operator gets a natural one (the server log says the same). */
+function showNaturalHint(show: boolean): void {
+  const hint = $('natural-hint')
+  hint.hidden = !show
+  if (show) {
+    hint.replaceChildren('No neural voice is installed, so these voices sound synthetic. For natural speech, run ',
+      el('code', { textContent: `parla models pull ${SUGGESTED_VOICE}` }), ' on the server (',
+      el('code', { textContent: 'parla models catalog' }), ' lists more voices and languages).')
+  }
 }
 
 function render(): void {
