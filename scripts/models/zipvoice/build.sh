@@ -36,7 +36,7 @@ extract "${VOCOS_GIT:-}" https://github.com/gemelo-ai/vocos "$VOCOS_COMMIT" "$wo
 # vocos/__init__.py loads its pretrained wrapper (huggingface_hub, encodec): the build imports the modules it uses.
 : > "$work/vocos-src/vocos/__init__.py"
 
-rm -rf "${out:?}/$PACKAGE"
+rm -rf "${out:?}/$PACKAGE" "${out:?}/$PACKAGE.tar.bz2"
 mkdir -p "$out/$PACKAGE"
 ZIPVOICE_SRC="$work/zipvoice-src" VOCOS_SRC="$work/vocos-src" STAND_INS="$here/../stand-ins" \
   "$PYTHON" "$here/build.py" --work "$work/build" --out "$out/$PACKAGE"
@@ -58,4 +58,10 @@ json.dump({
     "packages": {package: "layout of sherpa-onnx's float ZipVoice release (encoder.onnx, decoder.onnx, tokens.txt, lexicon.txt) plus vocos_24khz.onnx, without espeak-ng-data (Parla supplies it)"},
 }, open(f"{out}/provenance.json", "w"), indent=2)
 PY
+# Committed in release form (what `parla models add` and sherpa-onnx's release page take), a third of the size.
+for dir in "$out"/*/; do
+  name=$(basename "$dir")
+  tar -C "$out" -cjf "$out/$name.tar.bz2" "$name"
+  rm -rf "$dir"
+done
 du -ab "$out"
