@@ -12,13 +12,14 @@ import { LiveClient } from './helpers/live.js'
 import { parseSse, rebuild } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
 import { wyomingClient } from './helpers/wyoming-client.js'
-import { VITS_PACKAGE, VITS_TWO_SPEAKERS, vitsArchive } from './support/upstream-packages.js'
+import { VITS_LJS_ARCHIVE, VITS_LJS_PACKAGE, VITS_PACKAGE, VITS_TWO_SPEAKERS, vitsArchive } from './support/upstream-packages.js'
 
 /**
  * sherpa-onnx `vits-piper-*` packages built from rhasspy/piper's own training code, exported by its own
  * export_onnx.py and given sherpa-onnx's metadata and tokens.txt by sherpa-onnx's own add_meta_data.py
  * (test/fixtures/models/vits-piper, scripts/models/vits-piper/build.sh), added from their release-style
- * archives and run by the real runtime on every TTS surface. Random weights: each surface must get audio from
+ * archives and run by the real runtime on every TTS surface; and the lexicon-based `vits-ljs` layout, built
+ * from jaywalnut310/vits's code and exported by sherpa-onnx's own scripts/vits/export-onnx-ljs.py. Random weights: each surface must get audio from
  * this model for the voice it named, not intelligible speech.
  */
 const RATE = 16_000
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const added = await parla(['models', 'add', vitsArchive(VITS_PACKAGE), '--models-dir', modelsDir, '--data-dir', join(modelsDir, '.data')])
   expect(added.code, added.stderr).toBe(0)
   expect(added.stdout.toString()).toMatch(new RegExp(`installed ${VITS_PACKAGE} \\(vits tts, en\\)`))
+  await addModel(modelsDir, VITS_LJS_ARCHIVE)
   const synthesize = NeuralHost.prototype.synthesize
   vi.spyOn(NeuralHost.prototype, 'synthesize').mockImplementation(function (this: NeuralHost, call, signal) {
     calls.push(call)
@@ -140,5 +142,39 @@ describe('sherpa-onnx vits-piper built by the upstreams\' own code, through ever
     expectAudio(a)
     expectAudio(b)
     expect(calls.slice(before).map((c) => [c.key, c.sid])).toEqual([[VITS_TWO_SPEAKERS, 0], [VITS_TWO_SPEAKERS, 1]])
+  })
+
+  it('the lexicon-based vits-ljs layout: listed ready, and spoken on /v1/tts, SSE, the live socket, OpenAI speech and Wyoming', async () => {
+    const LJS = 'neural-vits-ljs'
+    const list = await parla(['models', 'list', '--models-dir', modelsDir, '--data-dir', join(modelsDir, '.data')])
+    expect(list.stdout.toString()).toMatch(new RegExp(`${VITS_LJS_PACKAGE}\\tvits\\ttts\\ten\\t${LJS}\\tready\\n`))
+    const before = calls.length
+    const ljsRate = 22_050
+    const res = await s.app.inject({ method: 'POST', url: '/v1/tts', headers: s.asAlice, payload: { text: 'Hello world, this is a test.', reference_id: LJS, format: 'pcm', sample_rate: ljsRate, normalize: false } })
+    expect(res.statusCode, res.body).toBe(200)
+    expectAudio(pcm16(res.rawPayload))
+    const sse = await s.app.inject({ method: 'POST', url: '/v1/tts/stream/with-timestamp', headers: s.asAlice, payload: { text: 'Hello world, and more words here.', reference_id: LJS, format: 'pcm', sample_rate: ljsRate } })
+    expect(sse.statusCode, sse.body).toBe(200)
+    expect(rebuild(parseSse(sse.body)).words.map((w) => w.text)).toEqual(['Hello', 'world', 'and', 'more', 'words', 'here'])
+    const c = await LiveClient.connect(await s.listen(), s.asAlice)
+    try {
+      const { finish, audio } = await c.speak({ format: 'pcm', sample_rate: ljsRate, normalize: false, reference_id: LJS }, 'Hello world.')
+      expect(finish).toEqual({ event: 'finish', reason: 'stop' })
+      expectAudio(pcm16(audio))
+    } finally {
+      await c.close()
+    }
+    const openai = await s.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { ...s.asAlice, 'content-type': 'application/json' }, payload: { model: 'tts-1', voice: LJS, input: 'Hello world.', response_format: 'pcm' } })
+    expect(openai.statusCode, openai.body).toBe(200)
+    expectAudio(pcm16(openai.rawPayload))
+    const w = await wyomingClient(wyoming.port)
+    try {
+      w.send('synthesize', { text: 'Hello world.', voice: { name: LJS } })
+      const events = await w.until('audio-stop')
+      expect(events.map((e) => e.type)).not.toContain('error')
+    } finally {
+      w.close()
+    }
+    expect(calls.slice(before).filter((c) => c.key === VITS_LJS_PACKAGE).length).toBeGreaterThanOrEqual(5)
   })
 })

@@ -76,7 +76,6 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
     if (!meta.sample_rate) return { ...base, family: 'vits', kind: 'tts', languages: [], speakers: [], runnable: false, note: `${onnx} has no sample_rate metadata: not a sherpa-onnx TTS export` }
     const n = Number(meta.n_speakers ?? 1)
     return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default'], runnable: true,
-      ...(has('lexicon.txt') && { untested: UNTESTED.vitsLexicon }),
       prepare: async () => ({ vits: { model: join(path, onnx), tokens: join(path, 'tokens.txt'), ...(has('lexicon.txt') ? { lexicon: join(path, 'lexicon.txt') } : { dataDir: await dataDir(path, files, cache) }) } }) }
   }
   return null
@@ -89,7 +88,6 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
 const UNTESTED = {
   moonshine: 'usefulsensors/moonshine exports its ONNX files with Keras 3 on TensorFlow and tf2onnx, which Debian lacks; tested on synthetic graphs only',
   nemoCtc: 'NeMo CTC models are exported by the NeMo toolkit, which Debian lacks; tested on a synthetic model only',
-  vitsLexicon: 'no lexicon-based vits-* model was built from its own code for the tests (the vits-piper layout was)',
 } as const
 
 const langs = (value: string | undefined) => (value ?? '').split(/[,+]/).map((v) => languageCode(v)).filter((v): v is string => !!v)

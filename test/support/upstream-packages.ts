@@ -12,3 +12,6 @@ export const ZIPVOICE_ARCHIVE = join(FIXTURES, 'zipvoice', `${ZIPVOICE_PACKAGE}.
 export const VITS_PACKAGE = 'vits-piper-en_US-parla-low'
 export const VITS_TWO_SPEAKERS = 'vits-piper-en_US-parla2-low'
 export const vitsArchive = (name: string): string => join(FIXTURES, 'vits-piper', `${name}.tar.bz2`)
+
+export const VITS_LJS_PACKAGE = 'vits-ljs'
+export const VITS_LJS_ARCHIVE = join(FIXTURES, 'vits-ljs', 'vits-ljs.tar.bz2')
