@@ -64,7 +64,7 @@ const tts = async (body: Record<string, unknown>) => {
   return pcm16(res.rawPayload)
 }
 
-describe('sherpa-onnx vits-piper built by the upstreams\' own code, through every TTS surface', () => {
+describe('sherpa-onnx VITS packages built by the upstreams\' own code, through every TTS surface', () => {
   it('discovery lists the voice ready with its language; GET /model has it', async () => {
     const list = await parla(['models', 'list', '--models-dir', modelsDir, '--data-dir', join(modelsDir, '.data')])
     expect(list.stdout.toString()).toMatch(new RegExp(`${VITS_PACKAGE}\\tvits\\ttts\\ten\\t${VOICE}\\tready`))
@@ -132,13 +132,13 @@ describe('sherpa-onnx vits-piper built by the upstreams\' own code, through ever
     expect(calls.slice(before).map((c) => c.key)).toContain(VITS_PACKAGE)
   })
 
-  it('a two-speaker package added while running: each speaker is its own voice, told its speaker id', async () => {
+  it('a two-speaker package added while running: each speaker is its own voice, named as in its .onnx.json, told its speaker id', async () => {
     await addModel(modelsDir, vitsArchive(VITS_TWO_SPEAKERS))
     const changes = await s.deps.speech.engines.rescan()
     expect(changes.flatMap((c) => c.changes.added).join(' ')).toMatch(/parla2-low/)
     const before = calls.length
-    const a = await tts({ text: 'Hello world.', reference_id: 'neural-vits-piper-en-us-parla2-low-0' })
-    const b = await tts({ text: 'Hello world.', reference_id: 'neural-vits-piper-en-us-parla2-low-1' })
+    const a = await tts({ text: 'Hello world.', reference_id: 'neural-vits-piper-en-us-parla2-low-alice' })
+    const b = await tts({ text: 'Hello world.', reference_id: 'neural-vits-piper-en-us-parla2-low-bob' })
     expectAudio(a)
     expectAudio(b)
     expect(calls.slice(before).map((c) => [c.key, c.sid])).toEqual([[VITS_TWO_SPEAKERS, 0], [VITS_TWO_SPEAKERS, 1]])
