@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { discoverModels } from '../src/models/discover.js'
+import { parla } from './helpers/cli.js'
 import { writeGgml, writeKokoroLayout, writeMoonshineLayout, writeNemoCtc, writePiperVoice, writeSherpaVits, writeWhisperLayout, writeZipVoiceLayout } from './support/neural-models.js'
 
 /** Discovery recognises each family in the layout its project publishes (synthetic files, real names and metadata). */
@@ -44,6 +45,23 @@ describe('model discovery', () => {
     })
     expect(packages.find((p) => p.id === 'kokoro-en-v0_19')!.speakers).toEqual(['af_heart', 'am_adam'])
     expect(packages.find((p) => p.family === 'zipvoice')!.clones).toBe(true)
+  })
+
+  it('`parla models list` says which runnable families were tested only on synthetic graphs, and why', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'parla-discovery-add-'))
+    try {
+      const list = async (d: string) => (await parla(['models', 'list', '--models-dir', d, '--data-dir', join(d, '.data')])).stdout.toString()
+      const out = await list(dir)
+      expect(out).toMatch(/sherpa-onnx-moonshine-tiny-en-int8\tmoonshine\tasr\ten\tasr:\S+\tready, untested: usefulsensors\/moonshine exports its ONNX files with Keras 3 on TensorFlow and tf2onnx, which Debian lacks/)
+      expect(out).toMatch(/sherpa-onnx-nemo-ctc-en-tone\tnemo-ctc\tasr\ten\tasr:\S+\tready, untested: NeMo CTC models are exported by the NeMo toolkit/)
+      // Families tested on models built by their own code say only "ready".
+      expect(out).toMatch(/vits-piper-en_US-amy-low\tvits\ttts\ten\t\S+\tready\n/)
+      expect(out).toMatch(/sherpa-onnx-zipvoice-distill-zh-en-emilia\tzipvoice\ttts\ten,zh\t\S+\tready\n/)
+      const added = await parla(['models', 'add', join(dir, 'sherpa-onnx-moonshine-tiny-en-int8'), '--models-dir', other, '--data-dir', join(other, '.data')])
+      expect(added.stdout.toString()).toMatch(/\nuntested: usefulsensors\/moonshine exports/)
+    } finally {
+      await rm(other, { recursive: true, force: true })
+    }
   })
 
   it('a Piper voice is prepared for the runtime in the cache, leaving the operator\'s files alone', async () => {

@@ -28,7 +28,7 @@ export function registerModelCommands(program: Command): void {
       await failures.load()
       const refused = new Map(await Promise.all(packages.map(async (p) => [p.id, failures.get(p.id, await filesStamp(p.path))] as const)))
       process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
-      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), refused.get(p.id) !== undefined ? `broken: the runtime refused it: ${refused.get(p.id)}` : p.runnable ? 'ready' : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
+      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), refused.get(p.id) !== undefined ? `broken: the runtime refused it: ${refused.get(p.id)}` : p.runnable ? ready(p) : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
       for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
       if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models pull <name>' (names: 'parla models catalog'), 'parla models add PATH' or 'parla models pull URL'\n`)
     })
@@ -62,6 +62,8 @@ export function registerModelCommands(program: Command): void {
   })
 }
 
+const ready = (p: ModelPackage) => (p.untested === undefined ? 'ready' : `ready, untested: ${p.untested}`)
+
 const useAs = (p: ModelPackage) =>
   p.kind === 'tts' ? builtinVoices([p]).map((v) => builtinModelId('neural', v.voice.id)).join(',') : `asr:${p.id}`
 
@@ -70,6 +72,7 @@ function report(p: ModelPackage): void {
   if (p.kind === 'asr' && p.runnable) process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
   if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
   if (!p.runnable) process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
+  if (p.runnable && p.untested !== undefined) process.stdout.write(`untested: ${p.untested}\n`)
 }
 
 /** Runs a models command on the configured `modelsDir`; a `SpeechError` is its message on stderr and exit code 1. */

@@ -41,7 +41,7 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
       asr: { model: { whisper: { encoder: join(path, whisperEncoder), decoder: join(path, decoder), task: 'transcribe' } }, tokens: join(path, whisperTokens) } }
   }
   if (has('preprocess.onnx') && find(/^encode/) && find(/^uncached_decode/) && find(/^cached_decode/) && has('tokens.txt')) {
-    return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: true,
+    return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: true, untested: UNTESTED.moonshine,
       asr: { model: { moonshine: { preprocessor: join(path, 'preprocess.onnx'), encoder: join(path, find(/^encode/)!), uncachedDecoder: join(path, find(/^uncached_decode/)!), cachedDecoder: join(path, find(/^cached_decode/)!) } }, tokens: join(path, 'tokens.txt') } }
   }
   const encoder = find(/^encoder.*\.onnx$/)
@@ -70,15 +70,37 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
     const meta = await readOnnxMetadata(join(path, onnx))
     if (meta.vocab_size && meta.subsampling_factor) {
       // A NeMo CTC export (sherpa-onnx's `sherpa-onnx-nemo-*-ctc-*` archives).
-      return { ...base, family: 'nemo-ctc', kind: 'asr', languages: langs(meta.language).length ? langs(meta.language) : ['en'], speakers: [], runnable: true,
+      return { ...base, family: 'nemo-ctc', kind: 'asr', languages: langs(meta.language).length ? langs(meta.language) : ['en'], speakers: [], runnable: true, untested: UNTESTED.nemoCtc,
         asr: { model: { nemoCtc: { model: join(path, onnx) } }, tokens: join(path, 'tokens.txt') } }
     }
     if (!meta.sample_rate) return { ...base, family: 'vits', kind: 'tts', languages: [], speakers: [], runnable: false, note: `${onnx} has no sample_rate metadata: not a sherpa-onnx TTS export` }
     const n = Number(meta.n_speakers ?? 1)
-    return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default'], runnable: true,
+    const named = n > 1 && has(`${onnx}.json`) ? await speakerNames(join(path, `${onnx}.json`), n) : undefined
+    return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: named ?? (n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default']), runnable: true,
       prepare: async () => ({ vits: { model: join(path, onnx), tokens: join(path, 'tokens.txt'), ...(has('lexicon.txt') ? { lexicon: join(path, 'lexicon.txt') } : { dataDir: await dataDir(path, files, cache) }) } }) }
   }
   return null
+}
+
+/**
+ * Families and layouts Parla runs but whose tests use only synthetic graphs imitating their interface: no test
+ * model could be built with the project's own code and ONNX export on Debian (scripts/models/, docs/models.md).
+ */
+const UNTESTED = {
+  moonshine: 'usefulsensors/moonshine exports its ONNX files with Keras 3 on TensorFlow and tf2onnx, which Debian lacks; tested on synthetic graphs only',
+  nemoCtc: 'NeMo CTC models are exported by the NeMo toolkit, which Debian lacks; tested on a synthetic model only',
+} as const
+
+/**
+ * The speaker names of a Piper voice sherpa-onnx republished (`vits-piper-*` keeps the voice's `.onnx.json`), so
+ * its voices are named as the same voice in Piper's own layout; undefined when the config does not name
+ * exactly the model's speakers 0..n-1.
+ */
+async function speakerNames(configPath: string, n: number): Promise<string[] | undefined> {
+  const config = await readPiperConfig(configPath).catch(() => undefined)
+  const ids = Object.values(config?.speaker_id_map ?? {})
+  if (config === undefined || ids.length !== n || !ids.every((id, _, all) => Number.isInteger(id) && id >= 0 && id < n && all.indexOf(id) === all.lastIndexOf(id))) return undefined
+  return piperSpeakers(config)
 }
 
 const langs = (value: string | undefined) => (value ?? '').split(/[,+]/).map((v) => languageCode(v)).filter((v): v is string => !!v)

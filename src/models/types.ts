@@ -21,6 +21,11 @@ export interface ModelPackage {
   /** Whether Parla can run it on this machine; otherwise `note` says why. */
   readonly runnable: boolean
   readonly note?: string
+  /**
+   * Runnable, but no model of this family (or layout) built by its project's own code was run by Parla's tests
+   * (synthetic graphs imitating its interface only): why, shown by `parla models list` (docs/models.md).
+   */
+  readonly untested?: string
   /** Not runnable because its files are wrong (missing, damaged, not matching the model's metadata): `note` says how. */
   readonly broken?: boolean
   /** Clones from reference audio + transcript (ZipVoice). */
