@@ -66,6 +66,7 @@ describe('Piper voices from rhasspy/piper\'s own export', () => {
     expect(byId['piper-2spk-no-map']).toMatchObject({ runnable: true, speakers: ['0', '1'] })
     expect(byId['piper-no-espeak']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/\.onnx\.json has no espeak\.voice: .*add e\.g\. "espeak": \{"voice": "en-us"\}/) })
     expect(byId['piper-wrong-map']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/phoneme_id_map uses ids up to 300 but the model knows 256 phoneme symbols/) })
+    expect(byId['piper-wrong-speakers']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/\.onnx\.json names 2 speakers but the model has one speaker/) })
     expect(byId['piper-truncated']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/^en_US-parla_test-medium\.onnx is truncated or damaged .*: copy or download it again$/) })
     expect(byId['piper-external-lost']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/keeps its weights in en_US-parla_test_external-medium\.onnx\.data, which is missing/) })
   })

@@ -82,6 +82,12 @@ async function piperProblem(folder: string, onnx: string, config: PiperVoiceConf
       return `${onnx} keeps its weights in ${location}, which is missing: put ${location} next to ${onnx}`
     }
   }
+  // The config's speakers must be the model's: a speaker id beyond its speaker embedding fails every call.
+  const configured = Math.max(config.num_speakers ?? 1, ...Object.values(config.speaker_id_map ?? {}).map((id) => id + 1))
+  const modelSpeakers = initializers.find((i) => i.name === 'emb_g.weight')?.dims[0] ?? 1
+  if (initializers.length > 0 && configured > modelSpeakers) {
+    return `${onnx}.json names ${configured} speakers but the model has ${modelSpeakers === 1 ? 'one speaker' : `${modelSpeakers}`}: the config belongs to another voice; use the .onnx.json published with this .onnx`
+  }
   const symbols = symbolCount(initializers)
   const highest = Math.max(-1, ...Object.values(config.phoneme_id_map ?? {}).flat())
   if (symbols !== undefined && highest >= symbols) {

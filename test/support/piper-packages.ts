@@ -51,6 +51,7 @@ export async function writePiperPackages(modelsDir: string): Promise<void> {
   // Broken: what the runtime cannot run, found from the files.
   await piperVariant(modelsDir, SINGLE, 'piper-no-espeak', (c) => { delete c.espeak })
   await piperVariant(modelsDir, SINGLE, 'piper-wrong-map', (c) => { (c.phoneme_id_map as Record<string, number[]>)['ʘ'] = [300] })
+  await piperVariant(modelsDir, SINGLE, 'piper-wrong-speakers', (c) => { c.num_speakers = 2; c.speaker_id_map = { ann: 0, bob: 1 } })
   const cut = await unpackPiper(modelsDir, SINGLE, 'piper-truncated')
   const model = join(cut, `${SINGLE}.onnx`)
   await truncate(model, Math.floor((await stat(model)).size / 2))
