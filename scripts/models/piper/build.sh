@@ -28,9 +28,12 @@ trap 'rm -rf "$work"' EXIT
 
 git_dir=${PIPER_GIT:-}
 if [ -z "$git_dir" ]; then
-  git clone --quiet --filter=blob:none --no-checkout https://github.com/rhasspy/piper "$work/clone-piper"
+  git clone --quiet --filter=blob:none --no-checkout https://github.com/rhasspy/piper "$work/clone-piper" \
+    || { echo "cannot clone rhasspy/piper; set PIPER_GIT to a local git directory holding $PIPER_COMMIT" >&2; exit 1; }
   git_dir="$work/clone-piper/.git"
 fi
+git --git-dir="$git_dir" cat-file -e "$PIPER_COMMIT^{commit}" 2>/dev/null \
+  || { echo "$git_dir does not hold rhasspy/piper commit $PIPER_COMMIT" >&2; exit 1; }
 mkdir -p "$work/piper"
 git --git-dir="$git_dir" archive "$PIPER_COMMIT" src/python/piper_train etc/test_voice.onnx.json LICENSE.md \
   | tar -x -C "$work/piper"
