@@ -83,9 +83,10 @@ async function piperProblem(folder: string, onnx: string, config: PiperVoiceConf
     }
   }
   // The config's speakers must be the model's: a speaker id beyond its speaker embedding fails every call.
+  // Only said of graphs with piper's own weight names (its text encoder `enc_p`), where a missing `emb_g` means one speaker.
   const configured = Math.max(config.num_speakers ?? 1, ...Object.values(config.speaker_id_map ?? {}).map((id) => id + 1))
   const modelSpeakers = initializers.find((i) => i.name === 'emb_g.weight')?.dims[0] ?? 1
-  if (initializers.length > 0 && configured > modelSpeakers) {
+  if (initializers.some((i) => i.name.startsWith('enc_p.')) && configured > modelSpeakers) {
     return `${onnx}.json names ${configured} speakers but the model has ${modelSpeakers === 1 ? 'one speaker' : `${modelSpeakers}`}: the config belongs to another voice; use the .onnx.json published with this .onnx`
   }
   const symbols = symbolCount(initializers)
