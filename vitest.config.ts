@@ -28,6 +28,8 @@ export const ACCEPTANCE_FILES = [
   // Kokoro packages built from the upstream code, through every surface, and their broken variants.
   'test/kokoro.test.ts',
   'test/kokoro-surfaces.test.ts',
+  // Piper voices built from rhasspy/piper's own code: `models add`, discovery and every surface on a real server.
+  'test/piper-models.test.ts',
   // The real Fish SDKs and agent frameworks' frame sequences, unmodified, end to end.
   'test/tts-sdk.test.ts',
   'test/asr-sdk.test.ts',

@@ -4,7 +4,7 @@ import { espeakDataDir } from '../engines/tts/neural/espeak-data.js'
 import { languageCode } from './languages.js'
 import { detectKokoro } from './kokoro.js'
 import { readOnnxMetadata } from './onnx-metadata.js'
-import { piperLanguages, piperSpeakers, preparePiper, readPiperConfig } from './piper.js'
+import { detectPiper } from './piper.js'
 import type { ModelPackage } from './types.js'
 
 /** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
@@ -62,9 +62,7 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
     if (meta.model_type === 'kokoro' || has('voices.bin')) return detectKokoro(base, files, onnx, meta, langs(meta.language), () => dataDir(path, files, cache))
   }
   if (has(`${onnx}.json`) && !has('tokens.txt')) {
-    const config = await readPiperConfig(join(path, `${onnx}.json`))
-    return { ...base, family: 'piper', kind: 'tts', languages: piperLanguages(config), speakers: piperSpeakers(config), runnable: true,
-      prepare: () => preparePiper(join(path, onnx), config, join(cache, name), cache) }
+    return detectPiper(base, onnx, cache)
   }
   if (has('tokens.txt')) {
     const meta = await readOnnxMetadata(join(path, onnx))

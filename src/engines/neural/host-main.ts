@@ -20,6 +20,8 @@ interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; O
 
 const runtime = sherpa as unknown as Sherpa
 const models = new Map<string, Tts>()
+/** Per model, the voice's own length scale (a Piper config's `inference.length_scale`), applied through the speed. */
+const lengthScales = new Map<string, number>()
 const recognizers = new Map<string, Recognizer>()
 const cancelled = new Set<number>()
 const send = (m: FromHost) => process.send?.(m)
@@ -27,8 +29,13 @@ const send = (m: FromHost) => process.send?.(m)
 async function load(key: string, config: TtsLoadConfig, threads: number): Promise<void> {
   try {
     const { ruleFsts, ...model } = config
+    // The runtime replaces its configured length scale with 1/speed whenever the speed is not 1, so the
+    // voice's own scale would be lost at any other speed: it loads with 1 and each call's speed carries it.
+    const lengthScale = model.vits?.lengthScale ?? 1
+    if (model.vits) model.vits = { ...model.vits, lengthScale: 1 }
     const tts = models.get(key) ?? await runtime.OfflineTts.createAsync({ model: { ...model, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1, ...(ruleFsts && { ruleFsts }) })
     models.set(key, tts)
+    lengthScales.set(key, lengthScale > 0 ? lengthScale : 1)
     send({ t: 'loaded', key, sampleRate: tts.sampleRate, speakers: tts.numSpeakers })
   } catch (err) {
     send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
@@ -39,11 +46,13 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
   const tts = models.get(m.key)
   if (!tts) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
   let sentences = 0
+  // Length = lengthScale / speed: the runtime uses 1/speed (or its configured 1 when this is exactly 1).
+  const speed = m.speed / (lengthScales.get(m.key) ?? 1)
   try {
     const request: Record<string, unknown> = {
       text: m.text,
       sid: m.sid,
-      speed: m.speed,
+      speed,
       // One callback per sentence: the audio streams out sentence by sentence; returning 0 stops generation.
       onProgress: (info: { samples: Float32Array }) => {
         if (cancelled.has(m.id)) return 0
@@ -56,10 +65,10 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
     }
     if (m.reference) {
       // With a generation config the runtime reads speed (and sid) from it, not from the request.
-      request.generationConfig = { speed: m.speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
+      request.generationConfig = { speed, sid: m.sid, referenceAudio: m.reference.samples, referenceSampleRate: m.reference.sampleRate, referenceText: m.reference.text }
     } else if (m.lang) {
       // A multi-language Kokoro model reads the language (an eSpeak NG voice name) per call from `extra`.
-      request.generationConfig = { speed: m.speed, sid: m.sid, extra: { lang: m.lang } }
+      request.generationConfig = { speed, sid: m.sid, extra: { lang: m.lang } }
     }
     await tts.generateAsync(request)
     send({ t: 'done', id: m.id, sentences, cancelled: cancelled.has(m.id) })

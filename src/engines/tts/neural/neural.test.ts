@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writePiperVoice } from '../../../../test/support/neural-models.js'
+import { metadataBytes } from '../../../models/onnx-metadata.js'
 import { runTtsEngineConformance } from '../../../../test/support/conformance/tts-engine.js'
 import { collect, expectWords, HOSTILE_TEXT, LONG_TEXT, SENTENCE, SENTENCE_WORDS } from '../../../../test/support/tts-engine-kit.js'
 import type { TtsEngine } from '../types.js'
@@ -16,8 +17,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'parla-neural-engine-'))
   await writePiperVoice(dir, 'en_US-tone-low', { sampleRate: 22_050 })
   await writePiperVoice(dir, 'en_US-broken-low')
-  // A voice whose model file is not ONNX: the runtime refuses it (or its process dies); the engine must say so.
-  await writeFile(join(dir, 'en_US-broken-low', 'en_US-broken-low.onnx'), Buffer.from('not an onnx model at all'))
+  // A voice whose model file is a well-formed protobuf with no graph (nothing wrong to see without loading it):
+  // the runtime refuses it (or its process dies); the engine must say so. Bytes that are not ONNX at all are
+  // found at discovery (test/piper-discovery.test.ts).
+  await writeFile(join(dir, 'en_US-broken-low', 'en_US-broken-low.onnx'), metadataBytes({ comment: 'no graph' }))
   engine = await createNeuralEngine({ neural: { modelsDir: dir, processes: 1, threads: 1 } })
 })
 
