@@ -4,7 +4,7 @@ import { espeakDataDir } from '../engines/tts/neural/espeak-data.js'
 import { languageCode } from './languages.js'
 import { detectKokoro } from './kokoro.js'
 import { readOnnxMetadata } from './onnx-metadata.js'
-import { detectPiper } from './piper.js'
+import { detectPiper, piperSpeakers, readPiperConfig } from './piper.js'
 import type { ModelPackage } from './types.js'
 
 /** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
