@@ -15,15 +15,22 @@ export async function detectWhisper(base: { id: string; path: string }, files: {
   const encoder = join(base.path, files.encoder)
   const decoder = join(base.path, files.decoder)
   const asr = { model: { whisper: { encoder, decoder, task: 'transcribe' } }, tokens: join(base.path, files.tokens) }
+  const unreadable = (file: string, full: string) => (err: unknown) =>
+    `${file} ${(err instanceof Error ? err.message : String(err)).replace(`${full} `, '')}; download the package again`
   const broken = (note: string): ModelPackage => ({ ...base, family: 'whisper', kind: 'asr', languages: [], speakers: [], runnable: false, broken: true, note })
   let meta: Record<string, string>
   try {
     meta = await readOnnxMetadata(encoder)
   } catch (err) {
-    return broken(`${files.encoder}: ${err instanceof Error ? err.message : String(err)}; download the package again`)
+    return broken(unreadable(files.encoder, encoder)(err))
   }
-  const mismatch = await decoderMismatch(decoder, meta).catch((err: unknown) => `${files.decoder}: ${err instanceof Error ? err.message : String(err)}; download the package again`)
-  if (mismatch) return broken(mismatch.startsWith(files.decoder) ? mismatch : `${files.decoder} does not belong to ${files.encoder}: ${mismatch}; use the encoder and decoder of one release`)
+  let mismatch: string | undefined
+  try {
+    mismatch = await decoderMismatch(decoder, meta)
+  } catch (err) {
+    return broken(unreadable(files.decoder, decoder)(err))
+  }
+  if (mismatch) return broken(`${files.decoder} does not belong to ${files.encoder}: ${mismatch}; use the encoder and decoder of one release`)
   const multilingual = meta.is_multilingual !== undefined ? meta.is_multilingual === '1' : !/\.en-/.test(files.encoder)
   // The metadata lists the codes in no useful order; the tokenizer's order puts English, Chinese, German first.
   const rank = (c: string) => { const i = WHISPER_LANGUAGES.indexOf(c); return i < 0 ? WHISPER_LANGUAGES.length : i }
@@ -43,9 +50,11 @@ async function decoderMismatch(decoder: string, meta: Record<string, string>): P
     if (meta[key] === undefined || typeof dim !== 'number' || dim === want) return undefined
     return `the decoder's ${what} is ${dim}, the encoder's ${key} is ${want}`
   }
-  const cross = inputs.find((v) => v.name === 'n_layer_cross_k')
+  // The runtime sizes the decoder's self-attention caches from the encoder's metadata.
+  const cache = inputs.find((v) => v.name === 'in_n_layer_self_k_cache')
   const logits = outputs.find((v) => v.name === 'logits')
-  return expect('cross-attention width', cross?.dims[3], 'n_text_state') ??
-    expect('layer count', cross?.dims[0], 'n_text_layer') ??
+  return expect('attention width', cache?.dims[3], 'n_text_state') ??
+    expect('layer count', cache?.dims[0], 'n_text_layer') ??
+    expect('context', cache?.dims[2], 'n_text_ctx') ??
     expect('vocabulary', logits?.dims[2], 'n_vocab')
 }
