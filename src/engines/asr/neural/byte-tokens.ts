@@ -29,7 +29,7 @@ export async function writeHexTokens(source: string, target: string): Promise<vo
  */
 export function fromHexTokens(tokens: readonly string[]): { text: string; tokens: string[] } {
   const decoder = new TextDecoder('utf-8')
-  const out = tokens.map((t) => decoder.decode(Buffer.from(/^([0-9a-f]{2})*$/i.test(t) ? t : Buffer.from(t).toString('hex'), 'hex'), { stream: true }))
+  const out = tokens.map((t) => decoder.decode(Buffer.from(t, 'hex'), { stream: true }))
   const rest = decoder.decode()
   if (rest && out.length > 0) out[out.length - 1] += rest
   return { text: out.join(''), tokens: out }
