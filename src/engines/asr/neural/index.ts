@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { SpeechError } from '../../../errors.js'
 import type { Logger } from '../../../logger.js'
@@ -81,8 +82,14 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
 }
 
 async function hexTokens(pkg: ModelPackage, asr: AsrLoadConfig): Promise<AsrLoadConfig> {
-  const target = join(dirname(pkg.path), CACHE_DIR, 'whisper-tokens', `${pkg.id}-tokens.txt`)
-  await writeHexTokens(asr.tokens, target)
+  const name = `${pkg.id}-tokens.txt`
+  const cached = join(dirname(pkg.path), CACHE_DIR, 'whisper-tokens', name)
+  // A models folder mounted read-only still works: the copy then lives in the temporary folder.
+  const fallback = join(tmpdir(), `parla-whisper-tokens-${process.getuid?.() ?? 'user'}`, name)
+  const target = await writeHexTokens(asr.tokens, cached).then(() => cached, async () => {
+    await writeHexTokens(asr.tokens, fallback)
+    return fallback
+  })
   return { ...asr, tokens: target }
 }
 
