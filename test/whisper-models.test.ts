@@ -154,7 +154,7 @@ describe('Whisper packages built from openai/whisper and sherpa-onnx', () => {
     }, 120_000)
   }
 
-  it('OpenAI transcriptions: json and srt', async () => {
+  it('OpenAI transcriptions: json, srt and vtt cues on the speech', async () => {
     const form = new FormData()
     form.set('file', new Blob([wav(speech15)], { type: 'audio/wav' }), 'speech.wav')
     form.set('response_format', 'json')
@@ -171,6 +171,9 @@ describe('Whisper packages built from openai/whisper and sherpa-onnx', () => {
       expect(spans.some((p) => start >= p.start - 0.011 && end <= p.end + 0.011)).toBe(true)
       expect(c[9]).toBe(IT)
     }
+    form.set('response_format', 'vtt')
+    const vtt = (await openai(form)).body
+    expect([...vtt.matchAll(/(\d\d:)?\d\d:\d\d\.\d{3} --> (\d\d:)?\d\d:\d\d\.\d{3}\n(.+)/g)].map((c) => c[3])).toEqual(cues.map(() => IT))
   })
 
   it('an encoder and decoder that do not match, and a truncated decoder, are listed broken with the reason', async () => {
