@@ -37,7 +37,7 @@ describe('model discovery', () => {
       'vits-piper-en_US-amy-low': { family: 'vits', kind: 'tts', languages: ['en'], speakers: 1, runnable: true },
       'kokoro-en-v0_19': { family: 'kokoro', kind: 'tts', languages: ['en'], speakers: 2, runnable: true },
       'sherpa-onnx-zipvoice-distill-zh-en-emilia': { family: 'zipvoice', kind: 'tts', languages: ['en', 'zh'], speakers: 1, runnable: true },
-      'sherpa-onnx-whisper-tiny': { family: 'whisper', kind: 'asr', languages: ['auto'], speakers: 0, runnable: true },
+      'sherpa-onnx-whisper-tiny': { family: 'whisper', kind: 'asr', languages: ['en', 'zh', 'de'], speakers: 0, runnable: true },
       'sherpa-onnx-whisper-tiny.en': { family: 'whisper', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },
       'sherpa-onnx-moonshine-tiny-en-int8': { family: 'moonshine', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },
       'sherpa-onnx-nemo-ctc-en-tone': { family: 'nemo-ctc', kind: 'asr', languages: ['en'], speakers: 0, runnable: true },

@@ -64,15 +64,12 @@ describe('Whisper through the runtime', () => {
     }
   })
 
-  it('a decoder file the runtime cannot load fails the call with engine_failed', async () => {
+  it('a decoder file that is not a model is listed broken with the reason, not loaded', async () => {
     await writeToneWhisper(modelsDir, 'sherpa-onnx-whisper-broken.en')
     await writeFile(join(modelsDir, 'sherpa-onnx-whisper-broken.en', 'tiny.en-decoder.int8.onnx'), 'not a model')
-    const engine = createNeuralAsrEngine((await detectPackage(modelsDir, 'sherpa-onnx-whisper-broken.en'))!, { processes: 1, threads: 1 })
-    try {
-      await expect(engine.transcribe(whisperSpeech([1]), { language: 'en' })).rejects.toMatchObject({ code: 'engine_failed' })
-    } finally {
-      await engine.close()
-    }
+    const pkg = (await detectPackage(modelsDir, 'sherpa-onnx-whisper-broken.en'))!
+    expect(pkg).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/^tiny\.en-decoder\.int8\.onnx is not an ONNX model .*; download the package again$/) })
+    expect(() => createNeuralAsrEngine(pkg, { processes: 1, threads: 1 })).toThrow(/not a runnable ASR model/)
   })
 })
 

@@ -5,13 +5,13 @@
 import { createResampler } from '../audio/resample.js'
 import { int16ToFloat32 } from '../audio/signal.js'
 import type { MonoSamples } from '../audio/types.js'
-import type { AsrEngine, RecognizedWord } from '../engines/asr/types.js'
+import type { AsrEngine, Recognition, RecognizedWord } from '../engines/asr/types.js'
 import { invalidField, SpeechError } from '../errors.js'
 import { groupPhrases, phraseText } from './phrases.js'
 import { detectSpeech, type SpeechSpan } from './vad.js'
 
 export interface TranscribeOptions {
-  /** Language code (`en`, `en-US`); `''` or `auto` means the engine's first language. */
+  /** Language code (`en`, `en-US`); `''` or `auto`: detected by an engine that can, else the engine's first language. */
   readonly language: string
   /** When false, `segments` is empty (the text is the same). */
   readonly timestamps: boolean
@@ -35,6 +35,8 @@ export interface Transcript {
   readonly segments: TranscriptSegment[]
   /** Recognised words on the input's timeline, when asked for (`TranscribeOptions.words`). */
   readonly words?: TranscriptWord[]
+  /** The language the engine heard, when it detects languages and one was left to it (most of the speech). */
+  readonly language?: string
 }
 
 export interface TranscriptWord {
@@ -83,7 +85,7 @@ async function toRate(audio: TranscribeInput, rate: number, signal?: AbortSignal
 
 function pickLanguage(engine: AsrEngine, language: string): string {
   const wanted = language.trim().toLowerCase()
-  if (wanted === '' || wanted === 'auto') return engine.capabilities.languages[0] ?? 'en'
+  if (wanted === '' || wanted === 'auto') return engine.capabilities.detectsLanguage ? 'auto' : engine.capabilities.languages[0] ?? 'en'
   const base = wanted.split(/[-_]/)[0] ?? ''
   if (!engine.capabilities.languages.includes(base)) {
     throw invalidField(['body', 'language'],
@@ -97,13 +99,21 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 
 const VAD_RATES = [8000, 16000, 32000, 48000] as const
 
+/** One utterance's recognition, its words moved to the input's timeline. */
+interface SpanResult {
+  readonly span: SpeechSpan
+  readonly words: RecognizedWord[]
+  readonly text?: string
+  readonly language?: string
+}
+
 /** Decodes the spans, at most `parallelism` at a time per call so concurrent requests share the workers. */
 async function decodeSpans(
   engine: AsrEngine, pcm: MonoSamples, spans: readonly SpeechSpan[], language: string, duration: number,
   options: TranscribeOptions,
-): Promise<RecognizedWord[][]> {
+): Promise<SpanResult[]> {
   const rate = engine.capabilities.sampleRate
-  const results: RecognizedWord[][] = new Array(spans.length)
+  const results: SpanResult[] = new Array(spans.length)
   // One failure cancels the rest of this call's utterances; the caller's signal cancels everything.
   const local = new AbortController()
   const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal
@@ -116,8 +126,13 @@ async function decodeSpans(
       const first = Math.round(span.start * rate)
       const offset = first / rate
       const utterance = pcm.subarray(first, Math.round(span.end * rate))
-      const words = await engine.transcribe(utterance, { language, signal })
-      results[i] = words.map((w) => ({ ...w, start: round2(w.start + offset), end: round2(w.end + offset) }))
+      const recognition: Recognition = await engine.transcribe(utterance, { language, signal })
+      results[i] = {
+        span,
+        words: recognition.map((w) => ({ ...w, start: round2(w.start + offset), end: round2(w.end + offset) })),
+        ...(recognition.text !== undefined && { text: recognition.text }),
+        ...(recognition.language !== undefined && { language: recognition.language }),
+      }
       pending -= span.end - span.start
       options.onProgress?.(Math.min(duration, Math.max(0, round2(duration - pending))), duration)
     }
@@ -156,13 +171,12 @@ export async function transcribe(
     sampleRate: vadRate, maxSeconds: engine.capabilities.maxUtteranceSeconds, signal: options.signal,
   })
   const perSpan = await decodeSpans(engine, pcm, spans, language, duration, options)
-  const recognized = perSpan.flat()
-  const phrases = groupPhrases(recognized)
-  const segments = phrases
-    .map((p) => ({ text: phraseText(p.map((w) => w.word)), start: p[0]!.start, end: p[p.length - 1]!.end }))
-    .filter((s) => s.text.length > 0)
+  const recognized = perSpan.flatMap((r) => r.words)
+  const segments = toSegments(perSpan)
+  const heard = mostHeard(perSpan)
   options.onProgress?.(duration, duration)
   return {
+    ...(heard !== undefined && { language: heard }),
     text: segments.map((s) => s.text).join(' '),
     duration,
     segments: options.timestamps ? segments : [],
@@ -170,4 +184,42 @@ export async function transcribe(
       words: recognized.filter((w) => w.word.trim() !== '').map((w) => ({ word: w.word.trim(), start: w.start, end: w.end })),
     }),
   }
+}
+
+/**
+ * Segments: an utterance whose engine wrote its text is one segment with that text as written, spanning its
+ * words; runs of word-only utterances (pocketsphinx) are cut into phrases at pauses and tidied.
+ */
+function toSegments(perSpan: readonly SpanResult[]): TranscriptSegment[] {
+  const segments: TranscriptSegment[] = []
+  let words: RecognizedWord[] = []
+  const flush = () => {
+    for (const p of groupPhrases(words)) segments.push({ text: phraseText(p.map((w) => w.word)), start: p[0]!.start, end: p[p.length - 1]!.end })
+    words = []
+  }
+  for (const r of perSpan) {
+    if (r.text === undefined) {
+      words.push(...r.words)
+      continue
+    }
+    flush()
+    const text = r.text.trim()
+    if (text === '') continue
+    segments.push({
+      text,
+      start: r.words[0]?.start ?? round2(r.span.start),
+      end: r.words[r.words.length - 1]?.end ?? round2(r.span.end),
+    })
+  }
+  flush()
+  return segments.filter((s) => s.text.length > 0)
+}
+
+/** The language detected for most of the speech, if the engine reported any. */
+function mostHeard(perSpan: readonly SpanResult[]): string | undefined {
+  const seconds = new Map<string, number>()
+  for (const r of perSpan) {
+    if (r.language) seconds.set(r.language, (seconds.get(r.language) ?? 0) + r.span.end - r.span.start)
+  }
+  return [...seconds].sort((a, b) => b[1] - a[1])[0]?.[0]
 }

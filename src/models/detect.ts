@@ -6,6 +6,7 @@ import { detectKokoro } from './kokoro.js'
 import { readOnnxMetadata } from './onnx-metadata.js'
 import { detectPiper, piperSpeakers, readPiperConfig } from './piper.js'
 import type { ModelPackage } from './types.js'
+import { detectWhisper } from './whisper.js'
 
 /** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
 export const CACHE_DIR = '.parla-cache'
@@ -34,11 +35,7 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   const whisperEncoder = find(/-encoder(\.int8)?\.onnx$/)
   const whisperTokens = find(/-tokens\.txt$/)
   if (whisperEncoder && whisperTokens && find(/-decoder(\.int8)?\.onnx$/)) {
-    const meta = await readOnnxMetadata(join(path, whisperEncoder)).catch(() => ({} as Record<string, string>))
-    const multilingual = meta.is_multilingual !== '0' && !/\.en-/.test(whisperEncoder)
-    const decoder = find(/-decoder(\.int8)?\.onnx$/)!
-    return { ...base, family: 'whisper', kind: 'asr', languages: multilingual ? ['auto'] : ['en'], speakers: [], runnable: true,
-      asr: { model: { whisper: { encoder: join(path, whisperEncoder), decoder: join(path, decoder), task: 'transcribe' } }, tokens: join(path, whisperTokens) } }
+    return detectWhisper(base, { encoder: whisperEncoder, decoder: find(/-decoder(\.int8)?\.onnx$/)!, tokens: whisperTokens })
   }
   if (has('preprocess.onnx') && find(/^encode/) && find(/^uncached_decode/) && find(/^cached_decode/) && has('tokens.txt')) {
     return { ...base, family: 'moonshine', kind: 'asr', languages: ['en'], speakers: [], runnable: true, untested: UNTESTED.moonshine,

@@ -102,7 +102,7 @@ export async function writeWhisperLayout(modelsDir: string, name: string, multil
   const dir = join(modelsDir, name)
   const prefix = multilingual ? 'tiny' : 'tiny.en'
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, `${prefix}-encoder.int8.onnx`), stub({ model_type: 'whisper-tiny', is_multilingual: multilingual ? 1 : 0, n_mels: 80 }))
+  await writeFile(join(dir, `${prefix}-encoder.int8.onnx`), stub({ model_type: 'whisper-tiny', is_multilingual: multilingual ? 1 : 0, n_mels: 80, ...(multilingual && { all_language_codes: 'de,en,zh' }) }))
   await writeFile(join(dir, `${prefix}-decoder.int8.onnx`), stub({ model_type: 'whisper-tiny' }))
   await writeFile(join(dir, `${prefix}-tokens.txt`), 'IQ== 0\n')
 }

@@ -18,7 +18,19 @@ export interface AsrCapabilities {
   readonly maxUtteranceSeconds: number
   /** How many `transcribe` calls run truly in parallel. */
   readonly parallelism: number
+  /**
+   * The engine identifies the spoken language itself: `transcribe` takes `auto` and its result says what it
+   * heard (`Recognition.language`). Engines without it are given one of `languages`.
+   */
+  readonly detectsLanguage?: boolean
 }
+
+/**
+ * What `transcribe` recognised: the words; from engines that write finished text (casing, punctuation, their own
+ * spacing, e.g. Whisper) that text, used as it is rather than rebuilt from the words and tidied as for a word
+ * recogniser like pocketsphinx; and from engines that `detectsLanguage`, the language heard.
+ */
+export type Recognition = readonly RecognizedWord[] & { readonly text?: string; readonly language?: string }
 
 /** Where known words are spoken in audio (forced alignment). */
 export interface WordAligner {
@@ -55,7 +67,8 @@ export interface AsrStream {
 export interface AsrEngine {
   readonly id: string
   readonly capabilities: AsrCapabilities
-  transcribe(samples: MonoSamples, options: CallOptions & { readonly language: string }): Promise<readonly RecognizedWord[]>
+  /** `options.language` is one of `capabilities.languages`, or `auto` for an engine that `detectsLanguage`. */
+  transcribe(samples: MonoSamples, options: CallOptions & { readonly language: string }): Promise<Recognition>
   /**
    * Optional: engines that decode incrementally start a live utterance with its first samples (transferred).
    * Resolves once a decoder has taken it (it may wait behind `transcribe` calls), with the words of `first`.

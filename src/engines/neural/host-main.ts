@@ -15,14 +15,18 @@ interface Tts {
 interface Recognizer {
   createStream(): { acceptWaveform(w: { sampleRate: number; samples: Float32Array }): void }
   decodeAsync(stream: unknown): Promise<AsrRawResult>
+  setConfig(config: unknown): void
 }
+/** A loaded recognizer, the configuration it was made with, and the Whisper language it is set to now. */
+interface LoadedRecognizer { readonly recognizer: Recognizer; readonly config: RecognizerConfig; language: string }
+interface RecognizerConfig { readonly modelConfig: Record<string, unknown> & { readonly whisper?: Record<string, string> }; readonly featConfig: unknown }
 interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; OfflineRecognizer: { createAsync(config: unknown): Promise<Recognizer> } }
 
 const runtime = sherpa as unknown as Sherpa
 const models = new Map<string, Tts>()
 /** Per model, the voice's own length scale (a Piper config's `inference.length_scale`), applied through the speed. */
 const lengthScales = new Map<string, number>()
-const recognizers = new Map<string, Recognizer>()
+const recognizers = new Map<string, LoadedRecognizer>()
 const cancelled = new Set<number>()
 const send = (m: FromHost) => process.send?.(m)
 
@@ -81,11 +85,13 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
 
 async function loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<void> {
   try {
-    const recognizer = recognizers.get(key) ?? await runtime.OfflineRecognizer.createAsync({
-      modelConfig: { ...config.model, tokens: config.tokens, numThreads: threads, provider: 'cpu', debug: 0 },
-      featConfig: { sampleRate: 16_000, featureDim: 80 },
-    })
-    recognizers.set(key, recognizer)
+    if (!recognizers.has(key)) {
+      const full: RecognizerConfig = {
+        modelConfig: { ...config.model, tokens: config.tokens, numThreads: threads, provider: 'cpu', debug: 0 },
+        featConfig: { sampleRate: 16_000, featureDim: 80 },
+      }
+      recognizers.set(key, { recognizer: await runtime.OfflineRecognizer.createAsync(full), config: full, language: '' })
+    }
     send({ t: 'loaded', key, sampleRate: 16_000, speakers: 0 })
   } catch (err) {
     send({ t: 'load-failed', key, message: err instanceof Error ? err.message : String(err) })
@@ -93,9 +99,16 @@ async function loadAsr(key: string, config: AsrLoadConfig, threads: number): Pro
 }
 
 async function transcribe(m: Extract<ToHost, { t: 'transcribe' }>): Promise<void> {
-  const recognizer = recognizers.get(m.key)
-  if (!recognizer) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  const loaded = recognizers.get(m.key)
+  if (!loaded) return void send({ t: 'failed', id: m.id, message: `model ${m.key} is not loaded` })
+  const { recognizer, config } = loaded
   try {
+    // Whisper reads the language from the recognizer's configuration, not per stream; this process decodes
+    // one utterance at a time, so setting it before each decode that needs another is safe ('' detects).
+    if (config.modelConfig.whisper && m.language !== undefined && m.language !== loaded.language) {
+      recognizer.setConfig({ ...config, modelConfig: { ...config.modelConfig, whisper: { ...config.modelConfig.whisper, language: m.language } } })
+      loaded.language = m.language
+    }
     const stream = recognizer.createStream()
     stream.acceptWaveform({ sampleRate: m.sampleRate, samples: m.samples })
     const r = await recognizer.decodeAsync(stream)

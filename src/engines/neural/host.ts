@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { bundle } from '../../module-worker.js'
 import { SpeechError } from '../../errors.js'
 import { abortReason } from '../../abort.js'
-import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import type { AsrLanguage, AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
 
 export interface LoadedModel { readonly sampleRate: number; readonly speakers: number }
 export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
@@ -62,10 +62,10 @@ export class NeuralHost {
   }
 
   /**
-   * Recognises one utterance. An abort rejects at once; the runtime cannot stop a decode half-way, so the
+   * Recognises one utterance (`language`: see `AsrLanguage`; undefined for models that take none). An abort rejects at once; the runtime cannot stop a decode half-way, so the
    * returned `settled` promise says when the process is free again.
    */
-  transcribe(key: string, samples: Float32Array, sampleRate: number, signal?: AbortSignal): { result: Promise<AsrRawResult>; settled: Promise<void> } {
+  transcribe(key: string, samples: Float32Array, sampleRate: number, signal?: AbortSignal, language?: AsrLanguage): { result: Promise<AsrRawResult>; settled: Promise<void> } {
     const id = this.#nextId++
     let settle!: () => void
     const settled = new Promise<void>((r) => (settle = r))
@@ -83,7 +83,7 @@ export class NeuralHost {
         fail: (err) => { reject(err); done() },
       })
       try {
-        this.#send({ t: 'transcribe', id, key: `asr:${key}`, samples, sampleRate })
+        this.#send({ t: 'transcribe', id, key: `asr:${key}`, samples, sampleRate, ...(language !== undefined && { language }) })
       } catch (err) {
         reject(err)
         done()

@@ -15,7 +15,10 @@ export interface AsrLoadConfig {
   readonly tokens: string
 }
 
-/** What the runtime returns for one utterance: text, and one start time per token. */
+/** A transcription's language for a multilingual Whisper: a code of the model's, or `''` to detect it. */
+export type AsrLanguage = string
+
+/** What the runtime returns for one utterance: text, one start time per token (when it has them), the language heard. */
 export interface AsrRawResult {
   readonly text: string
   readonly tokens: readonly string[]
@@ -25,7 +28,7 @@ export interface AsrRawResult {
 
 export type ToHost =
   | { readonly t: 'asr-load'; readonly key: string; readonly config: AsrLoadConfig; readonly threads: number }
-  | { readonly t: 'transcribe'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly sampleRate: number }
+  | { readonly t: 'transcribe'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly sampleRate: number; readonly language?: AsrLanguage }
   | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
   | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
   | { readonly t: 'cancel'; readonly id: number }

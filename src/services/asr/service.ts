@@ -70,8 +70,9 @@ export function createAsrService(options: AsrServiceOptions) {
   const getEngine = () =>
     (engine ??= options.engine?.() ?? createPocketsphinxEngine(options.workers > 0 ? { workers: options.workers } : {}))
 
-  const languageFor = (requested: string | undefined, supported: readonly string[]): string => {
-    if (requested === undefined || requested === 'auto') return supported[0]!
+  const languageFor = (requested: string | undefined, asr: AsrEngine): string => {
+    const supported = asr.capabilities.languages
+    if (requested === undefined || requested === 'auto') return asr.capabilities.detectsLanguage ? 'auto' : supported[0]!
     const code = requested.toLowerCase().replace('_', '-')
     const match = supported.find((l) => l === code || l === code.split('-')[0])
     if (!match) {
@@ -97,8 +98,8 @@ export function createAsrService(options: AsrServiceOptions) {
     async transcribe(request: AsrRequest, signal?: AbortSignal): Promise<AsrResult> {
       const asr = getEngine()
       // Pocketsphinx has one model per language and no language identification, so "detected" means the
-      // only installed language; the response says which one was used.
-      const language = languageFor(request.language, asr.capabilities.languages)
+      // only installed language; an engine that detects (Whisper) says what it heard. The response says which.
+      const language = languageFor(request.language, asr)
       const decodeOptions = {
         loc: ['body', 'audio'],
         maxSeconds: MAX_AUDIO_SEC,
@@ -123,7 +124,7 @@ export function createAsrService(options: AsrServiceOptions) {
           ...(signal && { signal }),
         })
       }, signal)
-      return { ...result, language }
+      return { ...result, language: result.language ?? (language === 'auto' ? asr.capabilities.languages[0]! : language) }
     },
     /**
      * A live transcription session. Each turn takes a place in the same gate as whole-file requests while it
@@ -131,7 +132,7 @@ export function createAsrService(options: AsrServiceOptions) {
      */
     openLive(request: LiveRequest): LiveSession {
       const asr = getEngine()
-      const language = languageFor(request.language, asr.capabilities.languages)
+      const language = languageFor(request.language, asr)
       return new LiveSession({
         engine: asr,
         hold: (signal) => gate.hold(signal),

@@ -1,16 +1,20 @@
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { SpeechError } from '../../../errors.js'
 import type { Logger } from '../../../logger.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { NeuralHost } from '../../neural/host.js'
-import type { AsrRawResult } from '../../neural/protocol.js'
+import type { AsrLoadConfig, AsrRawResult } from '../../neural/protocol.js'
+import { CACHE_DIR } from '../../../models/detect.js'
 import type { ModelPackage } from '../../../models/types.js'
-import type { AsrEngine, RecognizedWord } from '../types.js'
-import { WHISPER_LANGUAGES } from './languages.js'
+import type { AsrEngine, Recognition, RecognizedWord } from '../types.js'
+import { fromHexTokens, writeHexTokens } from './byte-tokens.js'
 
 /**
  * An ASR model package (Whisper, Moonshine, NeMo CTC, … as sherpa-onnx publishes them) as an `AsrEngine`,
  * run in neural host processes like the TTS models. Languages follow the model: a multilingual Whisper takes
- * ~99 languages and detects when asked; others take what their package says.
+ * the codes its metadata lists, detects when given `auto`, and reports what it heard; others take what their
+ * package says. Whisper writes its own text (casing, punctuation), which is returned as it is.
  */
 export interface NeuralAsrOptions {
   readonly processes: number
@@ -22,16 +26,21 @@ export interface NeuralAsrOptions {
 
 export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptions): AsrEngine {
   if (pkg.kind !== 'asr' || !pkg.asr) throw new SpeechError('bad_request', `${pkg.id} is not a runnable ASR model (${pkg.note ?? pkg.family})`)
-  const config = pkg.asr
-  const languages = pkg.languages.includes('auto') ? WHISPER_LANGUAGES : pkg.languages
+  const whisper = pkg.family === 'whisper'
+  const detects = whisper && pkg.multiLanguage === true
+  const languages = pkg.languages
+  let prepared: Promise<AsrLoadConfig> | undefined
+  // Whisper's tokens go to the runtime spelt in hexadecimal (byte-tokens.ts), in Parla's cache next to the package.
+  const config = () => (prepared ??= whisper ? hexTokens(pkg, pkg.asr!) : Promise.resolve(pkg.asr!))
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: `asr ${pkg.id}`,
     size: options.processes,
     idleSec: options.idleSec ?? 0,
     create: async () => {
+      const loadConfig = await config()
       const host = new NeuralHost()
       host.onExit(() => hosts.discard(host))
-      await host.loadAsr(pkg.id, config, options.threads)
+      await host.loadAsr(pkg.id, loadConfig, options.threads)
       return host
     },
     destroy: (host) => host.terminate(),
@@ -41,23 +50,47 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
 
   return {
     id: `neural-${pkg.id}`,
-    capabilities: { languages, sampleRate: 16_000, maxUtteranceSeconds: pkg.family === 'whisper' ? 28 : 60, parallelism: options.processes },
+    capabilities: { languages, sampleRate: 16_000, maxUtteranceSeconds: whisper ? 28 : 60, parallelism: options.processes, ...(detects && { detectsLanguage: true }) },
     async transcribe(samples, callOptions) {
       const code = callOptions.language.toLowerCase()
-      if (!languages.some((l) => l === code || l === code.split(/[-_]/)[0])) {
+      const base = code.split(/[-_]/)[0]!
+      const auto = code === 'auto' && detects
+      // Never a code the model lacks: the runtime ends its process on one.
+      const language = auto ? '' : languages.find((l) => l === code) ?? languages.find((l) => l === base)
+      if (language === undefined) {
         throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${callOptions.language}'; use one of: ${languages.join(', ')}`)
       }
       const host = await hosts.acquire(callOptions.signal, callOptions.deadline)
       const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)
-      const { result, settled } = host.transcribe(pkg.id, floats, 16_000, callOptions.signal)
+      const { result, settled } = host.transcribe(pkg.id, floats, 16_000, callOptions.signal, detects ? language : undefined)
       // The process is busy until the runtime answers, even when the caller has gone.
       void settled.then(() => (host.alive ? hosts.release(host) : hosts.discard(host)))
-      return toWords(await result, floats.length / 16_000)
+      const raw = await result
+      const seconds = floats.length / 16_000
+      if (!whisper) return toWords(raw, seconds)
+      const decoded = fromHexTokens(raw.tokens)
+      const words: Recognition = Object.assign(spreadWords(toWords({ ...raw, tokens: decoded.tokens }, seconds), seconds), {
+        text: decoded.text.trim(),
+        ...(detects && { language: raw.lang || language || languages[0]! }),
+      })
+      return words
     },
     async close() {
       await hosts.close()
     },
   }
+}
+
+async function hexTokens(pkg: ModelPackage, asr: AsrLoadConfig): Promise<AsrLoadConfig> {
+  const name = `${pkg.id}-tokens.txt`
+  const cached = join(dirname(pkg.path), CACHE_DIR, 'whisper-tokens', name)
+  // A models folder mounted read-only still works: the copy then lives in the temporary folder.
+  const fallback = join(tmpdir(), `parla-whisper-tokens-${process.getuid?.() ?? 'user'}`, name)
+  const target = await writeHexTokens(asr.tokens, cached).then(() => cached, async () => {
+    await writeHexTokens(asr.tokens, fallback)
+    return fallback
+  })
+  return { ...asr, tokens: target }
 }
 
 /** Tokens with their start times → words: a token starting with a space or `▁` starts a word. */
@@ -73,8 +106,26 @@ export function toWords(raw: AsrRawResult, seconds: number): RecognizedWord[] {
   return words.filter((w) => w.word !== '').map((w, i, all) => ({
     word: w.word,
     start: w.start,
-    // A word ends where the next begins (CTC and Whisper give start times only), at most a second later.
+    // A word ends where the next begins (CTC gives start times only), at most a second later.
     end: Math.min(all[i + 1]?.start ?? seconds, w.start + 1, seconds),
     confidence: 1,
   }))
 }
+
+/**
+ * Whisper as sherpa-onnx runs it gives no token times. The utterance is one stretch of speech the VAD found
+ * (between pauses), so its words are laid over it in order, each taking a share of its length in proportion
+ * to its characters: every word lies inside the speech it was heard in, and the times are estimates within
+ * that stretch, not measured word boundaries.
+ */
+export function spreadWords(words: readonly RecognizedWord[], seconds: number): RecognizedWord[] {
+  const total = words.reduce((n, w) => n + Math.max(1, [...w.word].length), 0)
+  let at = 0
+  return words.map((w) => {
+    const start = (at / total) * seconds
+    at += Math.max(1, [...w.word].length)
+    return { ...w, start: round3(start), end: round3((at / total) * seconds) }
+  })
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000
