@@ -53,7 +53,8 @@ export async function generateBuiltinSamples(options: BuiltinSampleOptions, voic
     // A single node starting: any lease in the table is its own previous run's, which is gone.
     if (!options.shared) await jobs.releaseLeases(KIND)
     const have = new Set(await blobs.list('models/'))
-    for (const v of voices) if (hasOwnSample(v) && !have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
+    // A voice being checked is spoken when its check ends well (`refreshVoiceStates`), not tried before.
+    for (const v of voices) if (hasOwnSample(v) && !v.voice.checking && !have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
     runner.start()
     await Promise.race([runner.idle(), stopped])
   } finally {
