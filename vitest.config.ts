@@ -24,6 +24,7 @@ export const ACCEPTANCE_FILES = [
   'test/models-pull.test.ts',
   // Kokoro packages built from the upstream code, through every surface, and their broken variants.
   'test/kokoro.test.ts',
+  'test/model-checks.test.ts',
   // The real Fish SDKs and agent frameworks' frame sequences, unmodified, end to end.
   'test/tts-sdk.test.ts',
   'test/asr-sdk.test.ts',

@@ -19,6 +19,13 @@ export class PackageDeaths {
   }
 }
 
+/** How a process ended, from `NeuralHost.exitReason`: `(SIGKILL)`, `(exit code 255): <its last line>`. */
+export const exitCause = (exitReason: string | undefined) => (exitReason ?? '(unknown)').replace(/^the neural runtime process ended /, '')
+
 /** The answer to a call whose runtime process ended under it: 503, why, and that it may be tried again. */
-export const diedError = (what: string, reason: string) => new SpeechError('unavailable',
-  `[neural] the runtime process serving ${what} ended under this request (${reason}); it was replaced, try again`, { retryAfterSec: 1 })
+export const diedError = (what: string, exitReason: string | undefined) => new SpeechError('unavailable',
+  `[neural] the runtime process serving ${what} ended under this request ${exitCause(exitReason)}; it was replaced, try again`, { retryAfterSec: 1 })
+
+/** The reason kept for a package that ended `DEATHS_BEFORE_BROKEN` processes. */
+export const diedTooOften = (exitReason: string | undefined) =>
+  `${DEATHS_BEFORE_BROKEN} runtime processes ended while using it, the last ${exitCause(exitReason)}`

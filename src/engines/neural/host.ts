@@ -68,6 +68,8 @@ export class NeuralHost {
   get lastRun() { return this.#lastRun }
 
   get alive(): boolean { return this.#exitReason === undefined }
+  /** The process id (tests end a process the way the runtime or the machine would). */
+  get pid(): number | undefined { return this.#child.pid }
   /** Why the process ended (exit code or signal, and its last line of standard error), once it did. */
   get exitReason(): string | undefined { return this.#exitReason }
   /** Called once when the process ends, with why; not when `terminate` stopped it. */

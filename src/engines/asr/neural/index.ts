@@ -7,7 +7,7 @@ import type { ModelPackage } from '../../../models/types.js'
 import type { AsrEngine, RecognizedWord } from '../types.js'
 import { WHISPER_LANGUAGES } from './languages.js'
 import { runtimeReason, type ModelChecks } from '../../neural/model-checks.js'
-import { DEATHS_BEFORE_BROKEN, diedError, PackageDeaths } from '../../neural/deaths.js'
+import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
 
 /**
  * An ASR model package (Whisper, Moonshine, NeMo CTC, … as sherpa-onnx publishes them) as an `AsrEngine`,
@@ -35,11 +35,10 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
     `[neural] ASR model package ${pkg.id} is broken, the runtime refused it: ${reason}; fix or replace its files (parla models list)`)
   /** A process that ended under a call: a 503 saying why; after repeated deaths the package is broken. */
   const died = async (host: NeuralHost): Promise<SpeechError> => {
-    const reason = host.exitReason ?? 'the runtime process ended'
     if (stamp !== undefined && deaths.died(pkg.id, stamp)) {
-      await checks?.record(pkg.id, stamp, { ok: false, reason: `${DEATHS_BEFORE_BROKEN} runtime processes ended while using it, the last: ${reason}` })
+      await checks?.record(pkg.id, stamp, { ok: false, reason: diedTooOften(host.exitReason) })
     }
-    return diedError(`ASR model package ${pkg.id}`, reason)
+    return diedError(`ASR model package ${pkg.id}`, host.exitReason)
   }
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: `asr ${pkg.id}`,

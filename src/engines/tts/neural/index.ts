@@ -14,7 +14,7 @@ import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { kokoroLang } from './kokoro-lang.js'
 import { filesStamp } from '../../neural/load-checks.js'
 import { acquireModelChecks, runtimeReason } from '../../neural/model-checks.js'
-import { DEATHS_BEFORE_BROKEN, diedError, PackageDeaths } from '../../neural/deaths.js'
+import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -76,11 +76,10 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
   })
   /** A process that ended while serving `pkg`: a 503 saying why; after repeated deaths the package is broken. */
   const died = async (host: NeuralHost, pkg: ModelPackage, stamp: string | undefined): Promise<SpeechError> => {
-    const reason = host.exitReason ?? 'the runtime process ended'
     if (stamp !== undefined && deaths.died(pkg.id, stamp)) {
-      await checks.record(pkg.id, stamp, { ok: false, reason: `${DEATHS_BEFORE_BROKEN} runtime processes ended while using it, the last: ${reason}` })
+      await checks.record(pkg.id, stamp, { ok: false, reason: diedTooOften(host.exitReason) })
     }
-    return diedError(`model package ${pkg.id}`, reason)
+    return diedError(`model package ${pkg.id}`, host.exitReason)
   }
   // Word times by forced alignment (English voices); its decoder thread starts on the first use.
   let aligner: WordAligner | undefined
