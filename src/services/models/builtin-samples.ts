@@ -43,6 +43,9 @@ export async function generateBuiltinSamples(options: BuiltinSampleOptions, voic
       // Another node finished it before its job was deleted, or (nodes with other engines) it is not ours.
       if (!voice || (await blobs.list(`models/${modelId}/`)).includes(sampleKey(modelId))) return
       await speakSample(voice, engines, blobs, AbortSignal.any([signal, stop]))
+      // Its package was removed while it spoke (clips are made when a package's check ends, at any time): the
+      // removal deletes the clip after the engine forgot the voice, so a clip put before that check is gone.
+      if (!(await engines.get(voice.engineId)).voices().some((v) => v.id === voice.voice.id)) return void await blobs.delete(sampleKey(modelId))
       made++
     },
     onGiveUp: async () => {}, // the voice keeps answering 404 for its sample; the next start tries again
