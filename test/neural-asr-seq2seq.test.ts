@@ -64,12 +64,12 @@ describe('Whisper through the runtime', () => {
     }
   })
 
-  it('a decoder file the runtime cannot load fails the call with engine_failed', async () => {
+  it('a decoder file the runtime cannot load: the call answers 409 naming the package and the runtime\'s reason', async () => {
     await writeToneWhisper(modelsDir, 'sherpa-onnx-whisper-broken.en')
     await writeFile(join(modelsDir, 'sherpa-onnx-whisper-broken.en', 'tiny.en-decoder.int8.onnx'), 'not a model')
     const engine = createNeuralAsrEngine((await detectPackage(modelsDir, 'sherpa-onnx-whisper-broken.en'))!, { processes: 1, threads: 1 })
     try {
-      await expect(engine.transcribe(whisperSpeech([1]), { language: 'en' })).rejects.toMatchObject({ code: 'engine_failed' })
+      await expect(engine.transcribe(whisperSpeech([1]), { language: 'en' })).rejects.toMatchObject({ code: 'not_ready', message: expect.stringMatching(/ASR model package sherpa-onnx-whisper-broken\.en is broken, the runtime refused it: \S/) })
     } finally {
       await engine.close()
     }
