@@ -100,6 +100,8 @@ describe('a package is loaded once when it is found', () => {
     // Checked before anything asked for them: one load each, no synthesis with the broken one.
     expect(loads.filter((k) => k === 'kokoro-refused')).toEqual(['kokoro-refused'])
     expect(spoken).not.toContain('kokoro-refused')
+    // Checks and sample clips since the start ended no serving process (a check process's ending is its verdict).
+    expect(await exits()).toBe(0)
   })
 
   it('broken packages: 4xx naming the package and why, in a loop, while the good voice speaks; one load, no sample, no process ended', async () => {
