@@ -30,6 +30,7 @@ export const ACCEPTANCE_FILES = [
   'test/kokoro-surfaces.test.ts',
   // Piper voices built from rhasspy/piper's own code: `models add`, discovery and every surface on a real server.
   'test/piper-models.test.ts',
+  'test/model-checks.test.ts',
   // The real Fish SDKs and agent frameworks' frame sequences, unmodified, end to end.
   'test/tts-sdk.test.ts',
   'test/asr-sdk.test.ts',

@@ -5,7 +5,7 @@ import { startWyomingServer, type WyomingServer } from './api/wyoming/server.js'
 import { buildApp } from './app.js'
 import type { Config } from './config/schema.js'
 import { createDeps, type Deps, type DepsOverrides } from './deps.js'
-import { refreshBuiltinVoices } from './services/models/builtin-refresh.js'
+import { refreshBuiltinVoices, voiceStateFollower } from './services/models/builtin-refresh.js'
 import { generateBuiltinSamples } from './services/models/builtin-samples.js'
 import { watchModels, type ModelWatch } from './services/models/model-watch.js'
 import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
@@ -54,6 +54,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {},
   const rescanModels = () => refreshBuiltinVoices({ ...sampleOptions(deps), repo: deps.models.repo, keys: deps.keys, logger }, background.signal)
   try {
     app = await buildApp(deps)
+    // A model package's check ends: its voices' rows say so at once (`GET /model`), good ones get their sample.
+    // Subscribed before the first seeding, so no check ends unseen between the two.
+    const follow = voiceStateFollower({ ...sampleOptions(deps), repo: deps.models.repo, keys: deps.keys, logger }, background.signal)
+    for (const engine of await deps.speech.engines.startAll()) engine.onVoicesChanged?.(follow)
     const voices = await seedBuiltinVoices(deps.models.repo, deps.keys, deps.speech.engines)
     await hooks.beforeListen?.(deps)
     address = await app.listen({ host: config.host, port: config.port })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { kokoroLang } from '../src/engines/tts/neural/kokoro-lang.js'
-import { LoadFailures } from '../src/engines/tts/neural/load-failures.js'
+import { LoadChecks } from '../src/engines/neural/load-checks.js'
 import { discoverModels } from '../src/models/discover.js'
 import { FIXTURES, V019, V10, writeKokoroPackages } from './support/kokoro-packages.js'
 
@@ -46,13 +46,13 @@ describe('Kokoro packages as sherpa-onnx publishes them', () => {
     expect(config.ruleFsts).toBe(`${join(dir, 'date-zh.fst')},${join(dir, 'number-zh.fst')}`)
   })
 
-  it('refusals recorded at once are all kept, and a new reader sees them against the same files only', async () => {
-    const file = join(modelsDir, '.parla-cache', 'load-failures.json')
-    const failures = new LoadFailures(file)
-    await Promise.all(['a', 'b', 'c'].map((id) => failures.record(id, `stamp-${id}`, `reason ${id}`)))
-    const again = new LoadFailures(file)
+  it('verdicts recorded at once are all kept, and a new reader sees them against the same files only', async () => {
+    const file = join(modelsDir, '.parla-cache', 'load-checks.json')
+    const checks = new LoadChecks(file)
+    await Promise.all(['a', 'b', 'c'].map((id) => checks.record(id, `stamp-${id}`, id === 'c' ? { ok: true } : { ok: false, reason: `reason ${id}` })))
+    const again = new LoadChecks(file)
     await again.load()
-    expect(['a', 'b', 'c'].map((id) => again.get(id, `stamp-${id}`))).toEqual(['reason a', 'reason b', 'reason c'])
+    expect(['a', 'b', 'c'].map((id) => again.get(id, `stamp-${id}`))).toEqual([{ ok: false, reason: 'reason a' }, { ok: false, reason: 'reason b' }, { ok: true }])
     expect(again.get('a', 'other files')).toBeUndefined()
   })
 

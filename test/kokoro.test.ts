@@ -182,7 +182,7 @@ describe('broken Kokoro packages', () => {
       const pieces = []
       for await (const piece of engine.synthesize({ text: 'Hello.', voice: 'kokoro-refused-af' })) pieces.push(piece)
       expect(pieces.some((p) => p.samples.length > 0)).toBe(true)
-      expect(JSON.parse(await readFile(join(modelsDir, '.parla-cache', 'load-failures.json'), 'utf8'))).toHaveProperty('kokoro-refused')
+      expect(JSON.parse(await readFile(join(modelsDir, '.parla-cache', 'load-checks.json'), 'utf8'))).toHaveProperty('kokoro-refused')
     } finally {
       await engine.close()
     }

@@ -3,7 +3,8 @@ import type { Command } from 'commander'
 import { SpeechError } from '../errors.js'
 import { CACHE_DIR } from '../models/detect.js'
 import { discoverModels } from '../models/discover.js'
-import { filesStamp, LoadFailures, loadFailuresFile } from '../engines/tts/neural/load-failures.js'
+import { filesStamp, LoadChecks, loadChecksFile, type LoadVerdict } from '../engines/neural/load-checks.js'
+import { ModelChecks } from '../engines/neural/model-checks.js'
 import { findCatalogEntry } from '../models/catalog.js'
 import { pullCatalogEntry } from '../models/catalog-pull.js'
 import { addModel, pullModel, removeModel } from '../models/store.js'
@@ -23,19 +24,19 @@ export function registerModelCommands(program: Command): void {
   addConfigFlags(models.command('list').description('list the model packages Parla finds and the voices they give')).action(async (options) => {
     await run(options, async (dir) => {
       const { packages, problems } = await discoverModels(dir)
-      // What a server found when it tried them: packages whose files the runtime refused.
-      const failures = new LoadFailures(loadFailuresFile(dir, CACHE_DIR))
-      await failures.load()
-      const refused = new Map(await Promise.all(packages.map(async (p) => [p.id, failures.get(p.id, await filesStamp(p.path))] as const)))
+      // What the runtime said when a server or `models add` loaded them (nothing is loaded here).
+      const checks = new LoadChecks(loadChecksFile(dir, CACHE_DIR))
+      await checks.load()
+      const verdicts = new Map(await Promise.all(packages.map(async (p) => [p.id, checks.get(p.id, await filesStamp(p.path))] as const)))
       process.stdout.write(`${['ID', 'FAMILY', 'KIND', 'LANGUAGES', 'USE AS', 'STATUS'].join('\t')}\n`)
-      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), refused.get(p.id) !== undefined ? `broken: the runtime refused it: ${refused.get(p.id)}` : p.runnable ? ready(p) : p.broken ? `broken: ${p.note}` : `not runnable: ${p.note}`].join('\t')}\n`)
+      for (const p of packages) process.stdout.write(`${[p.id, p.family, p.kind, p.languages.join(',') || '-', useAs(p), status(p, verdicts.get(p.id))].join('\t')}\n`)
       for (const p of problems) process.stdout.write(`${[p.id, '?', '?', '-', '-', `unreadable: ${p.message}`].join('\t')}\n`)
       if (packages.length + problems.length === 0) process.stderr.write(`no model packages in ${dir}; add one with 'parla models pull <name>' (names: 'parla models catalog'), 'parla models add PATH' or 'parla models pull URL'\n`)
     })
   })
 
   addConfigFlags(models.command('add').description('install a model folder, file or archive from this machine').argument('<path>')).action(async (path: string, options) => {
-    await run(options, async (dir) => report(await addModel(dir, resolve(path))))
+    await run(options, async (dir) => report(dir, await addModel(dir, resolve(path))))
   })
 
   addConfigFlags(models.command('pull').description('download, verify and install a catalog package by name (see \'parla models catalog\'), or a model archive, Piper voice (.onnx) or ggml file by URL').argument('<name-or-url>'))
@@ -48,7 +49,7 @@ export function registerModelCommands(program: Command): void {
           ? await pullModel(dir, source, { ...(sha256 && { sha256 }), onProgress: progress.update })
           : await pullCatalogEntry(dir, findCatalogEntry(source), { mirror: config.modelsMirror, onFile: progress.start, onProgress: progress.update })
         progress.end()
-        report(pkg)
+        await report(dir, pkg)
       })
     })
 
@@ -67,12 +68,26 @@ const ready = (p: ModelPackage) => (p.untested === undefined ? 'ready' : `ready,
 const useAs = (p: ModelPackage) =>
   p.kind === 'tts' ? builtinVoices([p]).map((v) => builtinModelId('neural', v.voice.id)).join(',') : `asr:${p.id}`
 
-function report(p: ModelPackage): void {
+/** `parla models list`'s status: Parla's own file checks first, then what the runtime said when it loaded them. */
+function status(p: ModelPackage, verdict: LoadVerdict | undefined): string {
+  if (p.broken) return `broken: ${p.note}`
+  if (!p.runnable) return `not runnable: ${p.note}`
+  if (!verdict) return p.untested === undefined ? 'unchecked' : `unchecked, untested: ${p.untested}`
+  return verdict.ok ? ready(p) : `broken: the runtime refused it: ${verdict.reason}`
+}
+
+/** Says what was installed, after loading it once in the runtime (as a server would), so a broken package says so now. */
+async function report(dir: string, p: ModelPackage): Promise<void> {
   process.stdout.write(`installed ${p.id} (${p.family} ${p.kind}${p.languages.length ? `, ${p.languages.join(',')}` : ''})\n`)
-  if (p.kind === 'asr' && p.runnable) process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
-  if (p.kind === 'tts' && p.runnable) process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
-  if (!p.runnable) process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
-  if (p.runnable && p.untested !== undefined) process.stdout.write(`untested: ${p.untested}\n`)
+  if (!p.runnable) return void process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
+  const checks = new ModelChecks(dir)
+  await checks.refresh()
+  const verdict = await checks.check(p, await filesStamp(p.path), p.kind === 'tts' ? { tts: p.prepare! } : { asr: p.asr! })
+  if (verdict && !verdict.ok) return void process.stdout.write(`broken: the runtime refused it: ${verdict.reason}\n`)
+  if (p.kind === 'asr') process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
+  else process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
+  process.stdout.write('ready: the runtime loads it\n')
+  if (p.untested !== undefined) process.stdout.write(`untested: ${p.untested}\n`)
 }
 
 /** Runs a models command on the configured `modelsDir`; a `SpeechError` is its message on stderr and exit code 1. */

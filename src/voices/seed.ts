@@ -11,6 +11,8 @@ const SAMPLE_TEXT: Record<string, string> = {
   en: 'Hello! This is how I sound. The quick brown fox jumps over the lazy dog.',
 }
 const sampleText = (languages: readonly string[]) => SAMPLE_TEXT[languages[0]?.split('-')[0] ?? ''] ?? 'Hello, this is how I sound.'
+/** The state reason of a built-in voice whose model package is being checked (listed `training`). */
+export const CHECKING = 'checking: its model package is being loaded once to see whether the runtime takes it'
 export const sampleKey = (modelId: string) => `models/${modelId}/sample-0.wav`
 
 /**
@@ -24,7 +26,9 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
   const now = new Date().toISOString()
   for (const v of voices) {
     // A voice whose model package is broken is listed `failed` with the reason, and `trained` again once fixed.
-    const state = v.voice.unavailable === undefined ? { state: 'trained' as const, stateReason: '' } : { state: 'failed' as const, stateReason: v.voice.unavailable }
+    const state = v.voice.unavailable !== undefined ? { state: 'failed' as const, stateReason: v.voice.unavailable }
+      : v.voice.checking ? { state: 'training' as const, stateReason: CHECKING }
+        : { state: 'trained' as const, stateReason: '' }
     const existing = await repo.findById(v.modelId)
     if (existing) {
       if (existing.state !== state.state || existing.stateReason !== state.stateReason) await repo.setState(v.modelId, state, now, [existing.state])
@@ -67,7 +71,7 @@ export async function seedBuiltinVoices(repo: ModelRepository, keys: KeyReposito
 
 /**
  * A voice that speaks only as a clone of reference audio (ZipVoice) has no voice of its own to sample; a voice
- * whose package is broken cannot speak one.
+ * whose package is broken cannot speak one. One being checked will have one once it is known good.
  */
 export const hasOwnSample = (v: BuiltinVoice) => v.voice.cloning !== 'references' && v.voice.unavailable === undefined
 

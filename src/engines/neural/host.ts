@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { bundle } from '../../module-worker.js'
 import { SpeechError } from '../../errors.js'
 import { abortReason } from '../../abort.js'
@@ -8,6 +9,18 @@ export interface LoadedModel { readonly sampleRate: number; readonly speakers: n
 export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
 
 interface Pending { push(m: FromHost): void; fail(err: Error): void }
+
+export interface NeuralHostOptions {
+  /**
+   * A throwaway process that only checks whether the runtime takes a package (model-checks.ts): it runs below
+   * request work in priority, and its ending is the check's verdict, not a runtime process lost.
+   */
+  readonly probe?: boolean
+}
+
+let unexpectedExits = 0
+/** Serving runtime processes that ended without Parla stopping them, since this process started (`/metrics`). */
+export const neuralProcessExits = () => unexpectedExits
 
 /**
  * One neural host child process (host-main.ts, bundled like module workers and run with `node -e`), with
@@ -22,11 +35,16 @@ export class NeuralHost {
   #nextId = 1
   #lastRun: { readonly sentences: number; readonly cancelled: boolean } | undefined
   #exitReason: string | undefined
-  readonly #onExit: (() => void)[] = []
+  readonly #onExit: ((reason: string) => void)[] = []
+  #stopped = false
 
-  constructor() {
+  constructor(options: NeuralHostOptions = {}) {
     const code = bundle(new URL(`./host-main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url))
     this.#child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' })
+    // Nice 10: a check loading a large model must not take the cores from requests being spoken.
+    if (options.probe && this.#child.pid !== undefined) {
+      try { setPriority(this.#child.pid, 10) } catch { /* not permitted here: it runs at normal priority */ }
+    }
     let stderr = ''
     this.#child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000) })
     this.#child.on('message', (m: FromHost) => {
@@ -39,9 +57,10 @@ export class NeuralHost {
     })
     this.#child.on('exit', (code, signal) => {
       this.#exitReason = `the neural runtime process ended (${signal ?? `exit code ${code}`})${stderr.trim() ? `: ${lastLine(stderr)}` : ''}`
+      if (!this.#stopped && !options.probe) unexpectedExits++
       const err = new SpeechError('engine_failed', `[neural] ${this.#exitReason}`)
       for (const p of [...this.#calls.values(), ...this.#loadWaiters.values()]) p.fail(err)
-      for (const f of this.#onExit) f()
+      for (const f of this.#onExit) f(this.#exitReason)
     })
   }
 
@@ -49,7 +68,12 @@ export class NeuralHost {
   get lastRun() { return this.#lastRun }
 
   get alive(): boolean { return this.#exitReason === undefined }
-  onExit(f: () => void): void { this.#onExit.push(f) }
+  /** The process id (tests end a process the way the runtime or the machine would). */
+  get pid(): number | undefined { return this.#child.pid }
+  /** Why the process ended (exit code or signal, and its last line of standard error), once it did. */
+  get exitReason(): string | undefined { return this.#exitReason }
+  /** Called once when the process ends, with why; not when `terminate` stopped it. */
+  onExit(f: (reason: string) => void): void { this.#onExit.push((reason) => this.#stopped || f(reason)) }
 
   /** Loads a TTS model once per process; rejects with `engine_failed` naming why the runtime refused it. */
   load(key: string, config: TtsLoadConfig, threads: number): Promise<LoadedModel> {
@@ -162,6 +186,7 @@ export class NeuralHost {
   }
 
   terminate(): void {
+    this.#stopped = true
     if (this.alive) this.#child.kill('SIGKILL')
   }
 }

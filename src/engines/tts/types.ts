@@ -52,6 +52,11 @@ export interface TtsVoice {
    * refused it). Requests to it answer 409 with this; no sample clip is made.
    */
   readonly unavailable?: string
+  /**
+   * The voice's model package is being loaded once to see whether the runtime takes it: requests wait for the
+   * verdict (bounded); its sample clip is made once it is known good.
+   */
+  readonly checking?: boolean
 }
 
 export interface SamplingParams {
@@ -127,6 +132,8 @@ export interface TtsEngine {
    * replaced while the server runs are used without a restart. Absent: the engine's voices never change.
    */
   rescan?(): Promise<VoiceChanges>
+  /** Calls `listener` when what `voices()` says about a voice changed by itself (a package's check ended). */
+  onVoicesChanged?(listener: () => void): void
   close(): Promise<void>
 }
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { PoolLoad } from '../../engines/tts/pool.js'
+import { neuralProcessExits } from '../../engines/neural/host.js'
 import type { Admission, StreamSurface } from '../admission/admission.js'
 
 /** What the scrape-time gauges read; each returns the figure now. */
@@ -62,6 +63,15 @@ export function createMetrics(sources: MetricSources): Metrics {
     liveSockets: new Gauge({ name: 'parla_live_sockets_open', help: 'Open /v1/tts/live WebSockets', registers }),
   }
   gauges(registers, sources)
+  new Counter({
+    name: 'parla_neural_process_exits_total',
+    help: 'Neural runtime processes (TTS or ASR) that ended while serving, not stopped by Parla; each is replaced (a package\'s check process ending is its verdict, not counted)',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(neuralProcessExits())
+    },
+  })
   const dropped = sources.logLinesDropped
   if (dropped) {
     new Counter({

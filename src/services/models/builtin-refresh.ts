@@ -50,3 +50,32 @@ export async function refreshBuiltinVoices(options: BuiltinRefreshOptions, signa
     if (!signal.aborted) logger.warn({ err }, 'could not take in the changed model packages; send SIGHUP to try again')
   }
 }
+
+/**
+ * When an engine says its voices changed by themselves (a model package's check ended): the rows follow
+ * (`training` while checking, then `trained` or `failed` with the reason), so `GET /model` shows the verdict
+ * at once, and the voices now known good get their sample clip. Calls while one runs are folded into one
+ * more run. Never rejects.
+ */
+export function voiceStateFollower(options: BuiltinRefreshOptions, signal: AbortSignal): () => void {
+  let running = false
+  let again = false
+  const run = async (): Promise<void> => {
+    running = true
+    try {
+      do {
+        again = false
+        const voices = await seedBuiltinVoices(options.repo, options.keys, options.engines)
+        await generateBuiltinSamples({ ...options, shared: true }, voices, signal)
+      } while (again && !signal.aborted)
+    } catch (err) {
+      if (!signal.aborted) options.logger.warn({ err }, 'could not update the built-in voices\' states')
+    } finally {
+      running = false
+    }
+  }
+  return () => {
+    if (running) again = true
+    else void run()
+  }
+}

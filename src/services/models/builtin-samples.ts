@@ -43,6 +43,9 @@ export async function generateBuiltinSamples(options: BuiltinSampleOptions, voic
       // Another node finished it before its job was deleted, or (nodes with other engines) it is not ours.
       if (!voice || (await blobs.list(`models/${modelId}/`)).includes(sampleKey(modelId))) return
       await speakSample(voice, engines, blobs, AbortSignal.any([signal, stop]))
+      // Its package was removed while it spoke (clips are made when a package's check ends, at any time): the
+      // removal deletes the clip after the engine forgot the voice, so a clip put before that check is gone.
+      if (!(await engines.get(voice.engineId)).voices().some((v) => v.id === voice.voice.id)) return void await blobs.delete(sampleKey(modelId))
       made++
     },
     onGiveUp: async () => {}, // the voice keeps answering 404 for its sample; the next start tries again
@@ -53,7 +56,8 @@ export async function generateBuiltinSamples(options: BuiltinSampleOptions, voic
     // A single node starting: any lease in the table is its own previous run's, which is gone.
     if (!options.shared) await jobs.releaseLeases(KIND)
     const have = new Set(await blobs.list('models/'))
-    for (const v of voices) if (hasOwnSample(v) && !have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
+    // A voice being checked is spoken when its check ends well (`refreshVoiceStates`), not tried before.
+    for (const v of voices) if (hasOwnSample(v) && !v.voice.checking && !have.has(sampleKey(v.modelId))) await runner.add(v.modelId)
     runner.start()
     await Promise.race([runner.idle(), stopped])
   } finally {

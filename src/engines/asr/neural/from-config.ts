@@ -5,6 +5,8 @@ import { createPocketsphinxEngine } from '../pocketsphinx/index.js'
 import { createRoutedAsrEngine } from '../routed.js'
 import type { AsrEngine } from '../types.js'
 import { createNeuralAsrEngine } from './index.js'
+import { acquireModelChecks } from '../../neural/model-checks.js'
+import { filesStamp } from '../../neural/load-checks.js'
 
 /**
  * The ASR engine the `asrEngine` setting names: empty or `pocketsphinx` for the classic engine (undefined
@@ -38,5 +40,17 @@ async function neuralEngine(id: string, settings: NeuralSettings, logger?: Logge
     const why = !pkg ? `no model package '${id}' in ${settings.modelsDir}` : pkg.kind !== 'asr' ? `'${id}' is a ${pkg.kind} model` : `'${id}' cannot run here: ${pkg.note}`
     throw new Error(`asrEngine: ${why}; see 'parla models list' (or use asrEngine=pocketsphinx)`)
   }
-  return createNeuralAsrEngine(pkg, { processes: settings.processes, threads: settings.threads, ...(settings.idleSec !== undefined && { idleSec: settings.idleSec }), ...(logger && { logger }) })
+  // Loaded once in a check process now (unless these files were checked); transcriptions wait for the verdict.
+  const { checks, release } = acquireModelChecks(settings.modelsDir, logger)
+  await checks.refresh()
+  const stamp = await filesStamp(pkg.path)
+  void checks.check(pkg, stamp, { asr: pkg.asr! })
+  const engine = createNeuralAsrEngine(pkg, { processes: settings.processes, threads: settings.threads, ...(settings.idleSec !== undefined && { idleSec: settings.idleSec }), ...(logger && { logger }), checks, stamp })
+  return {
+    ...engine,
+    async close() {
+      release()
+      await engine.close()
+    },
+  }
 }

@@ -9,6 +9,8 @@ import { CACHE_DIR } from '../../../models/detect.js'
 import type { ModelPackage } from '../../../models/types.js'
 import type { AsrEngine, Recognition, RecognizedWord } from '../types.js'
 import { fromHexTokens, writeHexTokens } from './byte-tokens.js'
+import { runtimeReason, type ModelChecks } from '../../neural/model-checks.js'
+import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
 
 /**
  * An ASR model package (Whisper, Moonshine, NeMo CTC, … as sherpa-onnx publishes them) as an `AsrEngine`,
@@ -22,6 +24,9 @@ export interface NeuralAsrOptions {
   /** Seconds without work after which the processes and their model are stopped (0: never). */
   readonly idleSec?: number
   readonly logger?: Logger
+  /** The package's check (model-checks.ts) and the identity of its files: requests wait for the verdict. */
+  readonly checks?: ModelChecks
+  readonly stamp?: string
 }
 
 export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptions): AsrEngine {
@@ -32,15 +37,28 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
   let prepared: Promise<AsrLoadConfig> | undefined
   // Whisper's tokens go to the runtime spelt in hexadecimal (byte-tokens.ts), in Parla's cache next to the package.
   const config = () => (prepared ??= whisper ? hexTokens(pkg, pkg.asr!) : Promise.resolve(pkg.asr!))
+  const { checks, stamp } = options
+  const deaths = new PackageDeaths()
+  const refused = (reason: string) => new SpeechError('not_ready',
+    `[neural] ASR model package ${pkg.id} is broken, the runtime refused it: ${reason}; fix or replace its files (parla models list)`)
+  /** A process that ended under a call: a 503 saying why; after repeated deaths the package is broken. */
+  const died = async (host: NeuralHost): Promise<SpeechError> => {
+    if (stamp !== undefined && deaths.died(pkg.id, stamp)) {
+      await checks?.record(pkg.id, stamp, { ok: false, reason: diedTooOften(host.exitReason) })
+    }
+    return diedError(`ASR model package ${pkg.id}`, host.exitReason)
+  }
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: `asr ${pkg.id}`,
     size: options.processes,
     idleSec: options.idleSec ?? 0,
     create: async () => {
-      const loadConfig = await config()
       const host = new NeuralHost()
-      host.onExit(() => hosts.discard(host))
-      await host.loadAsr(pkg.id, loadConfig, options.threads)
+      host.onExit((reason) => {
+        // Logged here, once per process lost; the request it served answers 503 with the same reason.
+        options.logger?.warn({ reason, package: pkg.id }, '[neural] an ASR runtime process ended; it is replaced')
+        hosts.discard(host)
+      })
       return host
     },
     destroy: (host) => host.terminate(),
@@ -60,12 +78,27 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
       if (language === undefined) {
         throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${callOptions.language}'; use one of: ${languages.join(', ')}`)
       }
+      const verdict = await checks?.awaitVerdict(pkg.id, stamp, callOptions.signal)
+      if (verdict && !verdict.ok) throw refused(verdict.reason)
+      const loadConfig = await config()
       const host = await hosts.acquire(callOptions.signal, callOptions.deadline)
+      try {
+        await host.loadAsr(pkg.id, loadConfig, options.threads)
+      } catch (err) {
+        if (host.alive) hosts.release(host)
+        else hosts.discard(host)
+        if (!host.alive) throw await died(host)
+        const reason = runtimeReason(err)
+        if (stamp !== undefined) await checks?.record(pkg.id, stamp, { ok: false, reason })
+        throw refused(reason)
+      }
       const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)
       const { result, settled } = host.transcribe(pkg.id, floats, 16_000, callOptions.signal, detects ? language : undefined)
       // The process is busy until the runtime answers, even when the caller has gone.
       void settled.then(() => (host.alive ? hosts.release(host) : hosts.discard(host)))
-      const raw = await result
+      const raw = await result.catch(async (err: unknown) => {
+        throw host.alive ? err : await died(host)
+      })
       const seconds = floats.length / 16_000
       if (!whisper) return toWords(raw, seconds)
       const decoded = fromHexTokens(raw.tokens)

@@ -1,6 +1,5 @@
 import { resampleAll } from '../../../audio/resample.js'
 import { SpeechError } from '../../../errors.js'
-import { abortReason } from '../../../abort.js'
 import { NeuralHost } from '../../neural/host.js'
 import { discoverModels } from '../../../models/discover.js'
 import type { ModelPackage } from '../../../models/types.js'
@@ -12,9 +11,10 @@ import type { WordAligner } from '../../asr/types.js'
 import { concatSamples } from '../../../audio/signal.js'
 import { referencePrompt } from './prompt.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
-import { CACHE_DIR } from '../../../models/detect.js'
 import { kokoroLang } from './kokoro-lang.js'
-import { filesStamp, LoadFailures, loadFailuresFile } from './load-failures.js'
+import { filesStamp } from '../../neural/load-checks.js'
+import { acquireModelChecks, runtimeReason } from '../../neural/model-checks.js'
+import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
 /** Every neural voice leaves at this rate, whatever its model's rate (most publish 22.05 or 24 kHz). */
@@ -27,53 +27,62 @@ export const NEURAL_SAMPLE_RATE = 24_000
  */
 export async function createNeuralEngine(options: NeuralEngineOptions = {}): Promise<TtsEngine> {
   const settings = options.neural ?? NO_NEURAL
-  let found = await scanVoices(settings.modelsDir)
-  const failures = new LoadFailures(settings.modelsDir ? loadFailuresFile(settings.modelsDir, CACHE_DIR) : '')
-  await failures.load()
   const logger = options.logger
-  // Packages (id and files) loaded at least once, and the first loads under way.
-  const loaded = new Set<string>()
-  const firstLoads = new Map<string, Promise<void>>()
-  /** Waits for a first load under way; if none was and none succeeded yet, this call's load is the first: returns its `done`. */
-  const awaitFirstLoad = async (key: string, signal?: AbortSignal): Promise<(() => void) | undefined> => {
-    for (;;) {
-      if (loaded.has(key)) return undefined
-      const pending = firstLoads.get(key)
-      if (!pending) break
-      await untilSettledOrAborted(pending, signal)
-      if (failuresKnown(key)) return undefined
+  const { checks, release: releaseChecks } = acquireModelChecks(settings.modelsDir, logger)
+  const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
+  /** A package's runtime configuration, made once (a Piper voice is copied into the cache) for its check and its calls. */
+  const prepare = (pkg: ModelPackage) => {
+    let config = prepared.get(pkg.id)
+    if (!config) {
+      config = pkg.prepare!()
+      config.catch(() => prepared.delete(pkg.id))
+      prepared.set(pkg.id, config)
     }
-    let done!: () => void
-    const pending = new Promise<void>((resolve) => (done = resolve))
-    firstLoads.set(key, pending)
-    let finished = false
-    return () => {
-      if (finished) return
-      finished = true
-      if (firstLoads.get(key) === pending) firstLoads.delete(key)
-      done()
+    return config
+  }
+  /** Loads every package found once in a check process (TTS and ASR alike), unless its files were checked. */
+  const checkPackages = async (scan: VoiceScan): Promise<void> => {
+    await checks.refresh()
+    for (const { pkg, stamp } of scan.checkable) {
+      const target = pkg.kind === 'tts' ? { tts: () => prepare(pkg) } : { asr: pkg.asr! }
+      void checks.check(pkg, stamp, target)
     }
   }
-  const failuresKnown = (key: string) => {
-    const [id, stamp] = key.split('\n') as [string, string]
-    return failures.get(id, stamp) !== undefined
-  }
+  let found = await scanVoices(settings.modelsDir)
+  await checkPackages(found)
+  const voicesChanged: (() => void)[] = []
+  checks.onSettled((id) => {
+    if (found.stamps.has(id)) for (const listener of voicesChanged) listener()
+  })
+  const deaths = new PackageDeaths()
+  /** The package each process last worked for, to say which one a dead process was using. */
+  const using = new WeakMap<NeuralHost, string>()
   const hosts: OnDemandPool<NeuralHost> = new OnDemandPool<NeuralHost>({
     name: 'neural',
     size: settings.processes,
     idleSec: settings.idleSec ?? 0,
     create: async () => {
       const host = new NeuralHost()
-      host.onExit(() => hosts.discard(host))
+      host.onExit((reason) => {
+        // Logged here, once per process lost; the request it served answers 503 with the same reason.
+        logger?.warn({ reason, package: using.get(host) }, '[neural] a TTS runtime process ended; it is replaced')
+        hosts.discard(host)
+      })
       return host
     },
     destroy: (host) => host.terminate(),
     onIdleStop: (stopped) => options.logger?.info({ processes: stopped, idleSec: settings.idleSec },
       '[neural] stopped the idle TTS processes and their models; the next synthesis starts them again'),
   })
+  /** A process that ended while serving `pkg`: a 503 saying why; after repeated deaths the package is broken. */
+  const died = async (host: NeuralHost, pkg: ModelPackage, stamp: string | undefined): Promise<SpeechError> => {
+    if (stamp !== undefined && deaths.died(pkg.id, stamp)) {
+      await checks.record(pkg.id, stamp, { ok: false, reason: diedTooOften(host.exitReason) })
+    }
+    return diedError(`model package ${pkg.id}`, host.exitReason)
+  }
   // Word times by forced alignment (English voices); its decoder thread starts on the first use.
   let aligner: WordAligner | undefined
-  const prepared = new Map<string, ReturnType<NonNullable<ModelPackage['prepare']>>>()
 
   return {
     id: 'neural',
@@ -85,9 +94,12 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       wordTimings: 'estimated', rate: true, rateRange: [0.5, 2], pitch: false, streaming: 'incremental', sampling: [],
     },
     voices: () => found.voices.map((v) => {
-      const refused = v.voice.unavailable ? undefined : failures.get(v.pkg.id, found.stamps.get(v.pkg.id))
-      return refused === undefined ? v.voice : { ...v.voice, unavailable: `model package ${v.pkg.id} is broken, the runtime refused it: ${refused}` }
+      if (v.voice.unavailable) return v.voice
+      const check = checks.state(v.pkg.id, found.stamps.get(v.pkg.id))
+      if (check.state === 'broken') return { ...v.voice, unavailable: `model package ${v.pkg.id} is broken, the runtime refused it: ${check.reason}` }
+      return check.state === 'checking' ? { ...v.voice, checking: true } : v.voice
     }),
+    onVoicesChanged: (listener) => void voicesChanged.push(listener),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => hosts.saturated,
     load: () => hosts.load,
@@ -95,34 +107,19 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       const entry = found.byId.get(request.voice)
       if (!entry) throw new SpeechError('bad_request', `[neural] unknown voice "${request.voice}"; see voices() for the ids`)
       if (entry.voice.unavailable) throw new SpeechError('not_ready', `[neural] voice ${entry.voice.id}: ${entry.voice.unavailable}`)
-      const refused = failures.get(entry.pkg.id, found.stamps.get(entry.pkg.id))
-      if (refused !== undefined) throw refusedError(entry.voice.id, entry.pkg.id, refused)
+      // A package still being checked: wait for the verdict (bounded) rather than load it a second time.
+      const stamp = found.stamps.get(entry.pkg.id)
+      const verdict = await checks.awaitVerdict(entry.pkg.id, stamp, options.signal)
+      if (verdict && !verdict.ok) throw refusedError(entry.voice.id, entry.pkg.id, verdict.reason)
       if (request.text.trim() === '') return
       const { signal, deadline } = options
-      let config = prepared.get(entry.pkg.id)
-      if (!config) {
-        config = entry.pkg.prepare!()
-        config.catch(() => prepared.delete(entry.pkg.id))
-        prepared.set(entry.pkg.id, config)
-      }
-      const loadConfig = await config.catch((err: unknown) => {
+      const loadConfig = await prepare(entry.pkg).catch((err: unknown) => {
         throw new SpeechError('engine_failed', `[neural] model ${entry.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
       })
       // A zero-shot voice speaks only as a clone: the reference audio and its transcript are its prompt.
       const reference = entry.voice.cloning ? await referencePrompt(request.references ?? [], signal) : undefined
-      // A package's first load decides whether the runtime takes its files: calls that come meanwhile wait for
-      // it instead of loading the same files in other processes, and learn the verdict.
-      const stamp = found.stamps.get(entry.pkg.id)
-      const firstLoad = await awaitFirstLoad(`${entry.pkg.id}\n${stamp}`, signal)
-      const refusedMeanwhile = failures.get(entry.pkg.id, stamp)
-      if (refusedMeanwhile !== undefined) {
-        firstLoad?.()
-        throw refusedError(entry.voice.id, entry.pkg.id, refusedMeanwhile)
-      }
-      const host = await hosts.acquire(signal, deadline).catch((err: unknown) => {
-        firstLoad?.()
-        throw err
-      })
+      const host = await hosts.acquire(signal, deadline)
+      using.set(host, entry.pkg.id)
       let held = true
       const free = () => {
         if (!held) return
@@ -132,14 +129,12 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       }
       try {
         const model = await host.load(entry.pkg.id, loadConfig, settings.threads).catch(async (err: unknown) => {
-          // The runtime refused the files (or exited on them): the package stays refused until its files change.
-          const reason = refusal(err)
-          if (reason === undefined || stamp === undefined) throw err
-          await failures.record(entry.pkg.id, stamp, reason)
-          logger?.warn({ package: entry.pkg.id, reason }, '[neural] the runtime refused a model package; its voices answer 409 until its files change')
+          if (!host.alive) throw await died(host, entry.pkg, stamp)
+          // Its check passed but this load was refused: broken until its files change.
+          const reason = runtimeReason(err)
+          if (stamp !== undefined) await checks.record(entry.pkg.id, stamp, { ok: false, reason })
           throw refusedError(entry.voice.id, entry.pkg.id, reason)
-        }).finally(() => firstLoad?.())
-        loaded.add(`${entry.pkg.id}\n${stamp}`)
+        })
         const lang = entry.pkg.multiLanguage ? kokoroLang(request.language, entry.voice.languages, request.text) : undefined
         const pieces: Float32Array[] = []
         try {
@@ -151,6 +146,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         } catch (err) {
           // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.
           // A clone's transcript is the likely cause, worth a 422; a plain voice's chunk (an emoji) is silence.
+          if (!host.alive) throw await died(host, entry.pkg, stamp)
           if (!(err instanceof SpeechError && err.code === 'engine_failed' && /produced no audio/.test(err.message))) throw err
           if (reference) throw noAudio(entry.pkg.id)
         }
@@ -165,7 +161,6 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
       } finally {
-        firstLoad?.()
         free()
       }
     },
@@ -185,11 +180,13 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       for (const id of [...gone, ...changedPackages]) prepared.delete(id)
       // The processes hold the old files' models: new calls get new processes, the old ones end after theirs.
       if (gone.length > 0 || changedPackages.length > 0) hosts.recycle()
+      await checkPackages(next)
       return changes
     },
     async close() {
       // A package still being prepared (files copied into the cache) finishes first: nothing writes after close.
       await Promise.allSettled(prepared.values())
+      releaseChecks()
       await Promise.all([hosts.close(), aligner?.close()])
     },
   }
@@ -200,6 +197,8 @@ interface VoiceScan {
   readonly byId: ReadonlyMap<string, NeuralVoice>
   /** Package id → what its files were when read (a package replaced under the same name reads differently). */
   readonly stamps: ReadonlyMap<string, string>
+  /** Every package whose files pass Parla's own checks, TTS and ASR, for the runtime to load once. */
+  readonly checkable: readonly { readonly pkg: ModelPackage; readonly stamp: string }[]
 }
 
 async function scanVoices(modelsDir: string): Promise<VoiceScan> {
@@ -207,29 +206,11 @@ async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   // Broken packages keep their voices, which answer 409 with the reason instead of an unknown-voice error.
   const runnable = packages.filter((p) => p.kind === 'tts' && (p.runnable || p.broken))
   const voices = builtinVoices(runnable)
-  const stamps = await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const))
-  return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps: new Map(stamps) }
-}
-
-/** Waits for `pending`, or rejects when the caller gives up first. */
-function untilSettledOrAborted(pending: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return pending
-  signal.throwIfAborted()
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal))
-    signal.addEventListener('abort', onAbort, { once: true })
-    void pending.finally(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    })
-  })
-}
-
-/** Why the runtime refused a package's files, or undefined when the failure was not the files' (a killed process). */
-function refusal(err: unknown): string | undefined {
-  const message = err instanceof Error ? err.message : String(err)
-  const m = /could not load model [^:]+: (.*)$|runtime process ended \(exit code -?\d+\): (.*)$/s.exec(message)
-  return m ? (m[1] ?? m[2] ?? '').trim() || message : undefined
+  const stamps = new Map(await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const)))
+  const asr = packages.filter((p) => p.kind === 'asr' && p.runnable && p.asr)
+  const asrStamps = await Promise.all(asr.map(async (pkg) => ({ pkg, stamp: await filesStamp(pkg.path) })))
+  const checkable = [...runnable.filter((p) => p.runnable && p.prepare).map((pkg) => ({ pkg, stamp: stamps.get(pkg.id)! })), ...asrStamps]
+  return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps, checkable }
 }
 
 const refusedError = (voice: string, pkg: string, reason: string) => new SpeechError('not_ready',

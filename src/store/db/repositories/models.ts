@@ -234,7 +234,8 @@ export function createModelRepository(db: Db, shared?: ChangeFeed) {
     },
 
     async idsInState(states: readonly ModelState[]): Promise<string[]> {
-      const rows = await db.selectFrom('models').select('id').where('state', 'in', [...states]).orderBy('created_at').execute()
+      // Built-in voices are never trained: one listed `training` is having its model package checked.
+      const rows = await db.selectFrom('models').select('id').where('state', 'in', [...states]).where('builtin_voice', 'is', null).orderBy('created_at').execute()
       return rows.map((r) => r.id)
     },
   }
