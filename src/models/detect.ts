@@ -71,7 +71,7 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
     if (!meta.sample_rate) return { ...base, family: 'vits', kind: 'tts', languages: [], speakers: [], runnable: false, note: `${onnx} has no sample_rate metadata: not a sherpa-onnx TTS export` }
     const n = Number(meta.n_speakers ?? 1)
     const named = n > 1 && has(`${onnx}.json`) ? await speakerNames(join(path, `${onnx}.json`), n) : undefined
-    return { ...base, family: 'vits', kind: 'tts', languages: langs(meta.language), speakers: named ?? (n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default']), runnable: true,
+    return { ...base, family: 'vits', kind: 'tts', sampleRate: Number(meta.sample_rate), languages: langs(meta.language), speakers: named ?? (n > 1 ? Array.from({ length: n }, (_, i) => String(i)) : ['default']), runnable: true,
       prepare: async () => ({ vits: { model: join(path, onnx), tokens: join(path, 'tokens.txt'), ...(has('lexicon.txt') ? { lexicon: join(path, 'lexicon.txt') } : { dataDir: await dataDir(path, files, cache) }) } }) }
   }
   return null

@@ -28,6 +28,7 @@ export async function detectKokoro(
   const problem = await kokoroProblem(path, files, meta, names.length, multiLanguage, lexicons)
   return {
     ...base, family: 'kokoro', kind: 'tts',
+    ...(Number(meta.sample_rate) > 0 && { sampleRate: Number(meta.sample_rate) }),
     languages: languages.length ? languages : packageLanguages,
     speakers: names,
     ...(multiLanguage && { speakerLanguages: names.map((n) => { const l = speakerLanguage(n); return l ? [l] : packageLanguages }) }),

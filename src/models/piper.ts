@@ -38,7 +38,7 @@ export async function detectPiper(base: { readonly id: string; readonly path: st
     : await piperProblem(base.path, onnx, config, weights)
   const initializers = weights instanceof Error ? [] : weights
   return {
-    ...base, family: 'piper', kind: 'tts', languages: piperLanguages(config), speakers: piperSpeakers(config, initializers),
+    ...base, family: 'piper', kind: 'tts', languages: piperLanguages(config), speakers: piperSpeakers(config, initializers), sampleRate: config.audio!.sample_rate!,
     runnable: problem === undefined,
     ...(problem !== undefined && { note: problem, broken: true }),
     prepare: () => preparePiper(model, config, { dataFiles: externalDataFiles(initializers), speakers: piperSpeakers(config, initializers).length }, join(cache, base.id), cache),

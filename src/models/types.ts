@@ -16,6 +16,8 @@ export interface ModelPackage {
   readonly speakers: readonly string[]
   /** Per speaker (same order), its languages when they differ by speaker (a multi-language Kokoro model). */
   readonly speakerLanguages?: readonly (readonly string[])[]
+  /** A TTS model's output rate, as its metadata or config declares it. */
+  readonly sampleRate?: number
   /** Speaks several languages with one model, told the language per request (Kokoro metadata version ≥ 2). */
   readonly multiLanguage?: boolean
   /** Whether Parla can run it on this machine; otherwise `note` says why. */

@@ -1,7 +1,7 @@
 import { analyzeVoice } from './analysis.js'
 import type { VoiceProfile } from './types.js'
 import type { BuiltinCatalog } from './builtin.js'
-import type { TtsEngine } from '../engines/tts/types.js'
+import { voiceSampleRate, type TtsEngine } from '../engines/tts/types.js'
 import { concatSamples } from '../audio/signal.js'
 
 /**
@@ -55,7 +55,7 @@ async function measure(catalog: BuiltinCatalog, modelId: string): Promise<VoiceP
   const found = await catalog.find(modelId)
   if (!found) throw new Error(`no built-in voice ${modelId}`)
   const samples = await speakAll(found.engine, found.voice.id, CALIBRATION_TEXT)
-  return analyzeVoice(samples, found.engine.sampleRate, { transcript: CALIBRATION_TEXT })
+  return analyzeVoice(samples, voiceSampleRate(found.engine, found.voice.id), { transcript: CALIBRATION_TEXT })
 }
 
 async function speakAll(engine: TtsEngine, voice: string, text: string): Promise<Float32Array> {

@@ -1,3 +1,4 @@
+import { voiceSampleRate } from '../engines/tts/types.js'
 import { concatSamples } from '../audio/signal.js'
 import { getEncoder } from '../audio/encoders/registry.js'
 import type { KeyRepository } from '../store/db/repositories/keys.js'
@@ -81,7 +82,7 @@ export async function speakSample(v: BuiltinVoice, engines: EngineSet, blobs: Bl
   const parts: Float32Array[] = []
   for await (const piece of engine.synthesize({ text: sampleText(v.voice.languages), voice: v.voice.id }, signal ? { signal } : {})) parts.push(piece.samples)
   signal?.throwIfAborted()
-  const session = getEncoder('wav').create({ sampleRate: engine.sampleRate })
+  const session = getEncoder('wav').create({ sampleRate: voiceSampleRate(engine, v.voice.id) })
   const wav = Buffer.concat([session.push(concatSamples(parts)), session.end()])
   await blobs.put(sampleKey(v.modelId), wav)
 }

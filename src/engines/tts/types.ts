@@ -118,8 +118,13 @@ export interface TtsCapabilities {
 export interface TtsEngine {
   /** Stable id: `festival`, `flite`, `espeak-ng`. */
   readonly id: string
-  /** Sample rate of every chunk yielded. */
+  /** Sample rate of every chunk yielded (unless `sampleRateOf` says otherwise for a voice). */
   readonly sampleRate: number
+  /**
+   * The rate of the chunks yielded for `voice`, for engines whose voices come at their own rates (neural models:
+   * 16, 22.05 or 24 kHz), so audio is resampled once, to what the request asks, and not first to a shared rate.
+   */
+  sampleRateOf?(voice: string): number
   readonly capabilities: TtsCapabilities
   voices(): readonly TtsVoice[]
   synthesize(request: SynthesisRequest, options?: CallOptions): AsyncIterable<SynthesisChunk>
@@ -153,3 +158,6 @@ export interface TtsEngineOptions {
 
 /** Creates an engine; may start processes or compile wasm. */
 export type TtsEngineFactory = (options: TtsEngineOptions) => Promise<TtsEngine>
+
+/** The rate `engine` yields `voice`'s audio at. */
+export const voiceSampleRate = (engine: TtsEngine, voice: string): number => engine.sampleRateOf?.(voice) ?? engine.sampleRate

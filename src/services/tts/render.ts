@@ -1,7 +1,7 @@
 import type { Resampler } from '../../audio/types.js'
 import { concatSamples } from '../../audio/signal.js'
 import { createResampler } from '../../audio/resample.js'
-import type { SynthesisChunk } from '../../engines/tts/types.js'
+import { voiceSampleRate, type SynthesisChunk } from '../../engines/tts/types.js'
 import type { TextChunk } from '../../text/types.js'
 import { EdgeSmoother } from './joins.js'
 import { Lookahead, readAhead } from './lookahead.js'
@@ -104,7 +104,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
     signal?.throwIfAborted()
     const voice = options.chooseVoice(chunk.speaker, chunk.language)
     const engine = voice.engine
-    const rate = engine.sampleRate
+    const rate = voiceSampleRate(engine, voice.voiceId)
     const plan = controlsFor(voice, chunk, params)
     const offsetSec = timelineSec
     const timeline = new ChunkTimeline(chunk.tokens)

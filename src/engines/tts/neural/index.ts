@@ -99,6 +99,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       if (check.state === 'broken') return { ...v.voice, unavailable: `model package ${v.pkg.id} is broken, the runtime refused it: ${check.reason}` }
       return check.state === 'checking' ? { ...v.voice, checking: true } : v.voice
     }),
+    // Each model's own rate (its metadata's): the response resamples once, to what the request asks.
+    sampleRateOf: (voice) => found.byId.get(voice)?.pkg.sampleRate ?? NEURAL_SAMPLE_RATE,
     onVoicesChanged: (listener) => void voicesChanged.push(listener),
     // Every process busy: the service then starts a balanced request with a short first phrase.
     saturated: () => hosts.saturated,
@@ -113,6 +115,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
       if (verdict && !verdict.ok) throw refusedError(entry.voice.id, entry.pkg.id, verdict.reason)
       if (request.text.trim() === '') return
       const { signal, deadline } = options
+      const rate = entry.pkg.sampleRate ?? NEURAL_SAMPLE_RATE
       const loadConfig = await prepare(entry.pkg).catch((err: unknown) => {
         throw new SpeechError('engine_failed', `[neural] model ${entry.pkg.id} could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
       })
@@ -139,7 +142,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         const pieces: Float32Array[] = []
         try {
           for await (const raw of host.synthesize({ key: entry.pkg.id, text: request.text, sid: entry.speaker, speed: request.rate ?? 1, ...(lang && { lang }), ...(reference && { reference }) }, signal)) {
-            const samples = resampleAll(raw, model.sampleRate, NEURAL_SAMPLE_RATE)
+            // The rate the metadata declared, which `sampleRateOf` told the caller; a model that disagrees is resampled.
+            const samples = resampleAll(raw, model.sampleRate, rate)
             pieces.push(samples)
             yield { samples, words: [] }
           }
@@ -158,7 +162,7 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
         if (options.words === false) return
         const english = entry.voice.languages.some((l) => l.startsWith('en'))
         if (english) aligner ??= createPocketsphinxAligner()
-        const words = await timeWords(request.text, concatSamples(pieces), NEURAL_SAMPLE_RATE, english ? aligner : undefined, signal)
+        const words = await timeWords(request.text, concatSamples(pieces), rate, english ? aligner : undefined, signal)
         if (words.length > 0) yield { samples: new Float32Array(0), words }
       } finally {
         free()
