@@ -1,13 +1,15 @@
 /** Shared checks for the engine tests (not a test file itself). */
 import { expect } from 'vitest'
 import { concatSamples, rms } from '../../src/audio/signal.js'
-import type { EngineWord, SynthesisRequest, TtsEngine } from '../../src/engines/tts/types.js'
+import { voiceSampleRate, type EngineWord, type SynthesisRequest, type TtsEngine } from '../../src/engines/tts/types.js'
 
 export interface Collected {
   readonly samples: Float32Array
   readonly words: readonly EngineWord[]
   readonly chunks: number
   readonly duration: number
+  /** The rate the engine gave this voice's audio at. */
+  readonly sampleRate: number
 }
 
 export async function collect(engine: TtsEngine, request: SynthesisRequest, signal?: AbortSignal): Promise<Collected> {
@@ -18,7 +20,8 @@ export async function collect(engine: TtsEngine, request: SynthesisRequest, sign
     words.push(...chunk.words)
   }
   const samples = concatSamples(parts)
-  return { samples, words, chunks: parts.length, duration: samples.length / engine.sampleRate }
+  const sampleRate = voiceSampleRate(engine, request.voice)
+  return { samples, words, chunks: parts.length, duration: samples.length / sampleRate, sampleRate }
 }
 
 /** Ten words; the expected words in order. */

@@ -41,9 +41,10 @@ runTtsEngineConformance({
 })
 
 describe('neural engine', () => {
-  it('speaks at its fixed rate (a 22.05 kHz voice is resampled) with ordered word timings', async () => {
+  it('speaks at its model\'s own rate (a 22.05 kHz voice says so, and is not resampled) with ordered word timings', async () => {
     const c = await collect(engine, { text: SENTENCE, voice: 'en_US-tone-low' })
     expect(engine.sampleRate).toBe(NEURAL_SAMPLE_RATE)
+    expect(c.sampleRate).toBe(22_050)
     expect(c.duration).toBeGreaterThan(1)
     expectWords(SENTENCE, c, SENTENCE_WORDS)
   })
