@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { appendFile, cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,6 +19,9 @@ beforeAll(async () => {
   await writeKokoroPackages(modelsDir)
   await cp(join(FIXTURES, V10), join(modelsDir, 'kokoro-with-rules'), { recursive: true })
   for (const f of ['number-zh.fst', 'date-zh.fst']) await writeFile(join(modelsDir, 'kokoro-with-rules', f), '')
+  // A tokens.txt of a model with a bigger symbol table: its last id is past this model's embedding.
+  await cp(join(FIXTURES, V019), join(modelsDir, 'kokoro-foreign-tokens'), { recursive: true })
+  await appendFile(join(modelsDir, 'kokoro-foreign-tokens', 'tokens.txt'), 'ʡ 300\n')
 })
 
 afterAll(() => rm(modelsDir, { recursive: true, force: true }))
@@ -34,6 +37,7 @@ describe('Kokoro packages as sherpa-onnx publishes them', () => {
     expect(byId['kokoro-no-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin is missing/) })
     expect(byId['kokoro-short-voices']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/voices\.bin has 522244 bytes but .*n_speakers 2, style_dim 510,1,256\) needs 1044480/) })
     expect(byId['kokoro-no-lexicon']).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/multi-language Kokoro model .* needs its lexicon files/) })
+    expect(byId['kokoro-foreign-tokens']).toMatchObject({ runnable: false, broken: true, note: 'tokens.txt uses ids up to 300 but the model knows 178 symbols: it belongs to another model' })
     // Nothing wrong can be seen in its files: the runtime decides.
     expect(byId['kokoro-refused']).toMatchObject({ runnable: true })
   })

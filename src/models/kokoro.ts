@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { TtsLoadConfig } from '../engines/neural/protocol.js'
+import { readOnnxInitializers } from './onnx-initializers.js'
 import type { ModelPackage } from './types.js'
 
 /**
@@ -25,7 +26,7 @@ export async function detectKokoro(
   const lexicons = lexiconFiles(files)
   const ruleFsts = files.filter((f) => f.endsWith('.fst')).sort()
   const languages = multiLanguage ? [...new Set(names.map(speakerLanguage).filter((l): l is string => !!l))] : []
-  const problem = await kokoroProblem(path, files, meta, names.length, multiLanguage, lexicons)
+  const problem = await kokoroProblem(path, onnx, files, meta, names.length, multiLanguage, lexicons)
   return {
     ...base, family: 'kokoro', kind: 'tts',
     ...(Number(meta.sample_rate) > 0 && { sampleRate: Number(meta.sample_rate) }),
@@ -58,7 +59,7 @@ const SPEAKER_LANGUAGES: Readonly<Record<string, string>> = {
 }
 const speakerLanguage = (name: string) => /^[a-z][fm]_/.test(name) ? SPEAKER_LANGUAGES[name[0]!] : undefined
 
-async function kokoroProblem(path: string, files: readonly string[], meta: Readonly<Record<string, string>>, speakers: number, multiLanguage: boolean, lexicons: readonly string[]): Promise<string | undefined> {
+async function kokoroProblem(path: string, onnx: string, files: readonly string[], meta: Readonly<Record<string, string>>, speakers: number, multiLanguage: boolean, lexicons: readonly string[]): Promise<string | undefined> {
   if (!files.includes('voices.bin')) return 'voices.bin is missing (a Kokoro model needs the style vectors of its speakers next to model.onnx)'
   if (!files.includes('tokens.txt')) return 'tokens.txt is missing'
   const dims = (meta.style_dim ?? '').split(',').map(Number)
@@ -73,6 +74,13 @@ async function kokoroProblem(path: string, files: readonly string[], meta: Reado
   const tokens = (await readFile(join(path, 'tokens.txt'), 'utf8')).split('\n')
   const bad = tokens.findIndex((line) => line !== '' && !/^.+ \d+$/u.test(line.replace(/\r$/, '')))
   if (bad >= 0) return `tokens.txt line ${bad + 1} is not "<symbol> <id>"`
+  // The ids must fit the model's symbol table (hexgrad/kokoro's text encoder embedding): a tokens.txt of another
+  // model would index past it, which the runtime finds only when speaking.
+  const maxId = Math.max(...tokens.map((line) => Number(/ (\d+)\r?$/.exec(line)?.[1] ?? -1)))
+  const weights = await readOnnxInitializers(join(path, onnx)).catch((err: unknown) => err instanceof Error ? err : new Error(String(err)))
+  if (weights instanceof Error) return `${weights.message.replace(join(path, onnx), onnx)}: copy or download it again`
+  const symbols = weights.find((w) => w.name.endsWith('text_encoder.embedding.weight'))?.dims[0]
+  if (symbols !== undefined && maxId >= symbols) return `tokens.txt uses ids up to ${maxId} but the model knows ${symbols} symbols: it belongs to another model`
   if (!tokens.some((line) => line.startsWith('  ')) && multiLanguage) return 'tokens.txt has no entry for the space symbol, which a multi-language Kokoro model needs'
   if (multiLanguage && lexicons.length === 0) {
     return 'a multi-language Kokoro model (metadata version 2) needs its lexicon files (lexicon-us-en.txt, lexicon-zh.txt, … as in sherpa-onnx\'s kokoro-multi-lang archives) in the folder'
