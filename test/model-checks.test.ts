@@ -13,7 +13,7 @@ import { metadataBytes, readOnnxMetadata } from '../src/models/onnx-metadata.js'
 import { startServer, type Server } from '../src/server.js'
 import { captureLogs } from './support/log-capture.js'
 import { FIXTURES, V019 } from './support/kokoro-packages.js'
-import { writeToneWhisper } from './support/neural-models.js'
+import { writeNemoCtc } from './support/neural-models.js'
 import { whisperSpeech } from './support/onnx/tone-whisper.js'
 import { asrEngineFromSettings } from '../src/engines/asr/neural/from-config.js'
 
@@ -181,25 +181,28 @@ describe('a package is loaded once when it is found', () => {
 
 describe('an ASR package', () => {
   it('configured as asrEngine is checked once at start; broken, its transcriptions answer 409 with the runtime\'s reason and load nothing more', async () => {
+    // A NeMo CTC package whose files pass every check that can be made without the runtime (its metadata and
+    // tokens are there) but whose model has no graph: only loading it finds that. (A Whisper decoder that is not
+    // a model is found from its files: test/whisper-models.test.ts.)
     const dir = join(root, 'asr')
-    await writeToneWhisper(dir, 'sherpa-onnx-whisper-broken.en')
-    await writeFile(join(dir, 'sherpa-onnx-whisper-broken.en', 'tiny.en-decoder.int8.onnx'), 'not a model')
+    await writeNemoCtc(dir, 'sherpa-onnx-nemo-broken')
+    await writeFile(join(dir, 'sherpa-onnx-nemo-broken', 'model.onnx'), metadataBytes({ vocab_size: 4, subsampling_factor: 8 }))
     const asrLoads: string[] = []
     const loadAsr = NeuralHost.prototype.loadAsr
     const spy = vi.spyOn(NeuralHost.prototype, 'loadAsr').mockImplementation(function (this: NeuralHost, key, config, threads) {
       asrLoads.push(key)
       return loadAsr.call(this, key, config, threads)
     })
-    const engine = (await asrEngineFromSettings('sherpa-onnx-whisper-broken.en', { modelsDir: dir, processes: 1, threads: 1 }, 1))!
+    const engine = (await asrEngineFromSettings('sherpa-onnx-nemo-broken', { modelsDir: dir, processes: 1, threads: 1 }, 1))!
     try {
       for (let i = 0; i < 3; i++) {
         await expect(engine.transcribe(whisperSpeech([1]), { language: 'en' })).rejects.toMatchObject({
-          code: 'not_ready', message: expect.stringMatching(/ASR model package sherpa-onnx-whisper-broken\.en is broken, the runtime refused it: \S/),
+          code: 'not_ready', message: expect.stringMatching(/ASR model package sherpa-onnx-nemo-broken is broken, the runtime refused it: \S/),
         })
       }
-      expect(asrLoads).toEqual(['sherpa-onnx-whisper-broken.en'])
+      expect(asrLoads).toEqual(['sherpa-onnx-nemo-broken'])
       const { stdout } = await run(process.execPath, [parla, 'models', 'list', '--models-dir', dir, '--data-dir', join(root, 'data')])
-      expect(stdout).toMatch(/sherpa-onnx-whisper-broken\.en\twhisper\tasr\ten\t\S+\tbroken: the runtime refused it: \S/)
+      expect(stdout).toMatch(/sherpa-onnx-nemo-broken\tnemo-ctc\tasr\ten\t\S+\tbroken: the runtime refused it: \S/)
     } finally {
       await engine.close()
       spy.mockRestore()
