@@ -25,16 +25,7 @@ out=$(realpath -m "${1:-$root/test/fixtures/models/kokoro}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Extracts <paths> of <repo url> at <commit> into <dir>, from $<var> when set.
-extract() {
-  local git_dir=$1 url=$2 commit=$3 dir=$4; shift 4
-  if [ -z "$git_dir" ]; then
-    git clone --quiet --filter=blob:none --no-checkout "$url" "$work/clone-$(basename "$url")"
-    git_dir="$work/clone-$(basename "$url")/.git"
-  fi
-  mkdir -p "$dir"
-  git --git-dir="$git_dir" archive "$commit" "$@" | tar -x -C "$dir"
-}
+. "$here/../upstream-source.sh"
 
 extract "${KOKORO_GIT:-}" https://github.com/hexgrad/kokoro "$KOKORO_COMMIT" "$work/kokoro-src" \
   kokoro/model.py kokoro/modules.py kokoro/istftnet.py kokoro/custom_stft.py LICENSE

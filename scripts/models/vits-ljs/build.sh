@@ -20,15 +20,7 @@ out=$(realpath -m "${1:-$root/test/fixtures/models/vits-ljs}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-extract() {
-  local git_dir=$1 url=$2 commit=$3 dir=$4; shift 4
-  if [ -z "$git_dir" ]; then
-    git clone --quiet --filter=blob:none --no-checkout "$url" "$work/clone-$(basename "$url")"
-    git_dir="$work/clone-$(basename "$url")/.git"
-  fi
-  mkdir -p "$dir"
-  git --git-dir="$git_dir" archive "$commit" "$@" | tar -x -C "$dir"
-}
+. "$here/../upstream-source.sh"
 
 extract "${VITS_GIT:-}" https://github.com/jaywalnut310/vits "$VITS_COMMIT" "$work/vits-src" \
   attentions.py commons.py models.py modules.py transforms.py utils.py monotonic_align/__init__.py text configs/ljs_base.json LICENSE

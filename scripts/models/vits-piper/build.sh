@@ -20,15 +20,7 @@ out=$(realpath -m "${1:-$root/test/fixtures/models/vits-piper}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-extract() {
-  local git_dir=$1 url=$2 commit=$3 dir=$4; shift 4
-  if [ -z "$git_dir" ]; then
-    git clone --quiet --filter=blob:none --no-checkout "$url" "$work/clone-$(basename "$url")"
-    git_dir="$work/clone-$(basename "$url")/.git"
-  fi
-  mkdir -p "$dir"
-  git --git-dir="$git_dir" archive "$commit" "$@" | tar -x -C "$dir"
-}
+. "$here/../upstream-source.sh"
 
 extract "${PIPER_GIT:-}" https://github.com/rhasspy/piper "$PIPER_COMMIT" "$work/piper-src" src/python/piper_train LICENSE.md
 # monotonic_align's Cython core (training alignment) is built by setup.py; exporting never calls it.

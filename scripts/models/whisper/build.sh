@@ -21,15 +21,7 @@ out=$(realpath -m "${1:-$root/test/fixtures/models/whisper}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-extract() {
-  local git_dir=$1 url=$2 commit=$3 dir=$4; shift 4
-  if [ -z "$git_dir" ]; then
-    git clone --quiet --filter=blob:none --no-checkout "$url" "$work/clone-$(basename "$url")"
-    git_dir="$work/clone-$(basename "$url")/.git"
-  fi
-  mkdir -p "$dir"
-  git --git-dir="$git_dir" archive "$commit" "$@" | tar -x -C "$dir"
-}
+. "$here/../upstream-source.sh"
 
 extract "${WHISPER_GIT:-}" https://github.com/openai/whisper "$WHISPER_COMMIT" "$work/whisper-src" \
   whisper/model.py whisper/tokenizer.py whisper/audio.py whisper/utils.py whisper/assets LICENSE

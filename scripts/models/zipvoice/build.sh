@@ -21,15 +21,7 @@ out=$(realpath -m "${1:-$root/test/fixtures/models/zipvoice}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-extract() {
-  local git_dir=$1 url=$2 commit=$3 dir=$4; shift 4
-  if [ -z "$git_dir" ]; then
-    git clone --quiet --filter=blob:none --no-checkout "$url" "$work/clone-$(basename "$url")"
-    git_dir="$work/clone-$(basename "$url")/.git"
-  fi
-  mkdir -p "$dir"
-  git --git-dir="$git_dir" archive "$commit" "$@" | tar -x -C "$dir"
-}
+. "$here/../upstream-source.sh"
 
 extract "${ZIPVOICE_GIT:-}" https://github.com/k2-fsa/ZipVoice "$ZIPVOICE_COMMIT" "$work/zipvoice-src" zipvoice LICENSE
 extract "${VOCOS_GIT:-}" https://github.com/gemelo-ai/vocos "$VOCOS_COMMIT" "$work/vocos-src" vocos LICENSE
