@@ -45,9 +45,9 @@ const post = (url: string, key: string, path: string, body: object, signal?: Abo
   fetch(`${url}${path}`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal && { signal }) })
 
 /** `POST /v1/tts`; `cancelAfterFirst`: the client goes away after the first chunk (a cancellation). */
-export async function tts(url: string, key: string, text: string, format: string, cancelAfterFirst = false): Promise<Answer> {
+export async function tts(url: string, key: string, text: string, format: string, cancelAfterFirst = false, extra: object = {}): Promise<Answer> {
   const gone = new AbortController()
-  const res = await post(url, key, '/v1/tts', { text, format, sample_rate: RATE }, gone.signal)
+  const res = await post(url, key, '/v1/tts', { text, format, sample_rate: RATE, ...extra }, gone.signal)
   if (res.status !== 200) return refusal(res)
   const chunks: Uint8Array[] = []
   try {
@@ -66,9 +66,9 @@ export async function tts(url: string, key: string, text: string, format: string
   return { kind: 'audio', digest: audioDigest(bytes, format), bytes: bytes.length }
 }
 
-/** The SSE route with pcm audio: the audio of every event, in order. */
-export async function sse(url: string, key: string, text: string): Promise<Answer> {
-  const res = await post(url, key, '/v1/tts/stream/with-timestamp', { text, format: 'pcm', sample_rate: RATE })
+/** The SSE route with pcm audio: the audio of every event, in order. `extra`: more body fields. */
+export async function sse(url: string, key: string, text: string, extra: object = {}): Promise<Answer> {
+  const res = await post(url, key, '/v1/tts/stream/with-timestamp', { text, format: 'pcm', sample_rate: RATE, ...extra })
   if (res.status !== 200) return refusal(res)
   const audio: Buffer[] = []
   for (const message of (await res.text()).split('\n\n')) {
