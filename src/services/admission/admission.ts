@@ -56,7 +56,8 @@ export interface Admission {
   /**
    * A place for one stream: at once if the node has room, else after waiting in line for up to `waitMs`;
    * the line serves the least expected work first. A stream whose expected work is shorter than its wait is
-   * served at once beyond the limits while such streams' work stays within `shortWorkSec`. Rejects with a 503
+   * served beyond the limits while such streams' work stays within `shortWorkSec`: at once, or, when that
+   * budget is spent, as soon as a short stream before it ends. Rejects with a 503
    * `engine_busy` carrying `retryAfterSec` when the line is full or the wait runs out, and with the abort
    * reason if `signal` aborts while waiting.
    */
@@ -88,8 +89,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let total = 0
   let starting = 0
   const queue: Turn[] = []
-  /** Each waiting turn's expected work: the line is kept in order of it (least first, then arrival). */
+  /**
+   * Each waiting turn's expected work (the line is kept in order of it: least first, then arrival), and for
+   * short work, how to take it beyond the limits once the short-work budget has room.
+   */
   const workOf = new WeakMap<Turn, number>()
+  const takeBeyond = new WeakMap<Turn, () => void>()
   /** Expected work of the streams admitted beyond the limits and still running. */
   let shortWork = 0
   // Smoothed seconds a stream holds its place: how soon one is likely to free up.
@@ -133,8 +138,21 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
   }
 
+  const fitsShortBudget = (work: number) => shortWork + work <= (options.shortWorkSec?.() ?? 0)
+
+  // A place freed goes to the front of the line; short work freed (a short stream ended) goes to short work
+  // waiting at the front, which would otherwise wait for a place it never needed and be refused.
   const pump = () => {
-    while (queue.length > 0 && hasRoom()) queue.shift()!()
+    while (queue.length > 0) {
+      if (hasRoom()) {
+        queue.shift()!()
+        continue
+      }
+      const head = queue[0]!
+      const beyond = takeBeyond.get(head)
+      if (!beyond || !fitsShortBudget(workOf.get(head) ?? 0)) return
+      beyond()
+    }
   }
 
   const busy = (surface: StreamSurface, why: string): SpeechError => {
@@ -145,11 +163,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
   }
 
   /** Puts the turn just joined (last) in its place: behind every turn with as little work or less. */
-  const order = (work: number) => {
+  const order = (work: number): Turn => {
     const turn = queue.pop()!
     workOf.set(turn, work)
     const at = queue.findIndex((t) => (workOf.get(t) ?? 0) > work)
     queue.splice(at < 0 ? queue.length : at, 0, turn)
+    return turn
   }
 
   return {
@@ -163,16 +182,23 @@ export function createAdmission(options: AdmissionOptions): Admission {
       // client, as long as such streams together stay within what the cores do in one wait. A stream with a
       // wait of its own (a live socket, which keeps its place for a whole reply, not one unit) waits instead.
       const short = request.waitMs === undefined && work > 0 && work < Math.min(waitMs / 1000, SHORT_WORK_MAX_SEC)
-      if (short && shortWork + work <= (options.shortWorkSec?.() ?? 0)) return Promise.resolve(ticket(surface, askedAt, work))
+      if (short && fitsShortBudget(work)) return Promise.resolve(ticket(surface, askedAt, work))
       // A full line turns away new work, but not a live utterance within its latency budget, nor work shorter
       // than its wait (it goes to the front: least work first).
       if (queue.length >= options.queueLength && !short && request.waitMs === undefined) return Promise.reject(busy(surface, `${queue.length} waiting`))
-      const waiting = waitInLine(queue, () => ticket(surface, askedAt), {
+      let beyond = 0
+      const waiting = waitInLine(queue, () => ticket(surface, askedAt, beyond), {
         ...(signal && { signal }),
         waitMs,
         timedOut: () => busy(surface, `no place within ${waitMs / 1000} s`),
       })
-      order(work)
+      const turn = order(work)
+      if (short) {
+        takeBeyond.set(turn, () => {
+          beyond = work
+          turn()
+        })
+      }
       return waiting
     },
     fellBehind: (surface) => options.onFellBehind?.(surface),
