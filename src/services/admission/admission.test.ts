@@ -110,10 +110,13 @@ describe('admission by expected work', () => {
     // The budget is spent (8 of 10 ms): the next short one lines up (at the front) instead…
     const third = admission.admit('tts', undefined, { chars: 3 })
     expect(admission.snapshot().queued).toBe(1)
-    // …and takes the budget 'Hi.' gives back when it ends, although no place within the limits has freed.
+    // …and takes the budget 'Hi.' gives back when it ends, although no place within the limits has freed, and
+    // although a live unit with less work stands before it in the line (that one waits for a place).
+    const live = admission.admit('live', undefined, { chars: 1, waitMs: 60_000 })
     hi.release()
     await third
-    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, sse: 1 }, queued: 0 })
+    live.catch(() => {})
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, sse: 1, live: 0 }, queued: 1 })
     expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
   })
 

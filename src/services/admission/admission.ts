@@ -140,18 +140,14 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   const fitsShortBudget = (work: number) => shortWork + work <= (options.shortWorkSec?.() ?? 0)
 
-  // A place freed goes to the front of the line; short work freed (a short stream ended) goes to short work
-  // waiting at the front, which would otherwise wait for a place it never needed and be refused.
+  // A place freed goes to the front of the line; short work freed (a short stream ended) goes to the short work
+  // waiting, in line order, which would otherwise wait for a place it never needed and be refused. A live unit
+  // with less work may stand before it: it waits for a place (its socket keeps one for the whole reply).
   const pump = () => {
-    while (queue.length > 0) {
-      if (hasRoom()) {
-        queue.shift()!()
-        continue
-      }
-      const head = queue[0]!
-      const beyond = takeBeyond.get(head)
-      if (!beyond || !fitsShortBudget(workOf.get(head) ?? 0)) return
-      beyond()
+    while (queue.length > 0 && hasRoom()) queue.shift()!()
+    for (const turn of [...queue]) {
+      const beyond = takeBeyond.get(turn)
+      if (beyond && fitsShortBudget(workOf.get(turn) ?? 0)) beyond()
     }
   }
 
