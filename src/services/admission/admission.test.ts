@@ -120,6 +120,18 @@ describe('admission by expected work', () => {
     expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
   })
 
+  it('always lets one short stream beyond the limits, however far the budget is cut', async () => {
+    const { admission } = byWork({ queueLength: 0, shortWorkSec: () => 0 })
+    await admission.admit('tts')
+    const hi = await admission.admit('tts', undefined, { chars: 3 })
+    // A second one waits for the first to end, then goes.
+    const yes = admission.admit('tts', undefined, { chars: 4 })
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2 }, queued: 1 })
+    hi.release()
+    await yes
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2 }, queued: 0 })
+  })
+
   it('counts no work as short above 1 s, however long the wait, and lets a live utterance wait rather than jump the limits', async () => {
     const { admission } = byWork({ waitMs: 60_000, queueLength: 0, shortWorkSec: () => 100 })
     await admission.admit('tts')

@@ -25,8 +25,9 @@ export interface AdmissionOptions {
   secPerChar?(): number
   /**
    * Expected work (seconds) that streams admitted beyond the limits may add up to at once: a stream whose whole
-   * synthesis costs less than the wait it would be refused after is served rather than refused, within this.
-   * Asked on every decision, like `limits`.
+   * synthesis costs less than the wait it would be refused after is served rather than refused, within this
+   * (one such stream at a time always). Asked on every decision, like `limits`. Without it, nothing is served
+   * beyond the limits.
    */
   shortWorkSec?(): number
   /** A stream was turned away (metrics). */
@@ -138,7 +139,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
   }
 
-  const fitsShortBudget = (work: number) => shortWork + work <= (options.shortWorkSec?.() ?? 0)
+  // One short stream at a time always fits: however far the budget is cut, short work keeps moving (each is
+  // done within its wait by definition) instead of being refused behind a place it never needed.
+  const fitsShortBudget = (work: number) => options.shortWorkSec !== undefined && (shortWork === 0 || shortWork + work <= options.shortWorkSec())
 
   // A place freed goes to the front of the line; short work freed (a short stream ended) goes to the short work
   // waiting, in line order, which would otherwise wait for a place it never needed and be refused. A live unit
