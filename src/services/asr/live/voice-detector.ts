@@ -1,4 +1,4 @@
-import { SpeechError, toSpeechError } from '../../../errors.js'
+import { SpeechError } from '../../../errors.js'
 import type { TurnSettings } from './turn-detector.js'
 
 /** Speech or not, per 10 ms frame (`VAD_FRAME` samples at 16 kHz) of a live session's audio. */
@@ -44,9 +44,10 @@ export async function openVoiceDetection(sources: readonly VoiceDetectorSource[]
       try {
         return { detector: await source.open(settings), at }
       } catch (err) {
-        const error = toSpeechError(err)
-        skipped.push({ vad: source.name, reason: error.message })
-        if (error.code !== 'not_found') log?.warn({ vad: source.name, reason: error.message, fallback: sources[at + 1]?.name }, '[vad] live transcription cannot use this voice activity detector; it falls back')
+        skipped.push({ vad: source.name, reason: reasonOf(err) })
+        if (!(err instanceof SpeechError && err.code === 'not_found')) {
+          log?.warn({ vad: source.name, reason: reasonOf(err), fallback: sources[at + 1]?.name }, '[vad] live transcription cannot use this voice activity detector; it falls back')
+        }
       }
     }
     throw new SpeechError('internal_error', `[vad] no voice activity detector could start: ${skipped.map((s) => `${s.vad}: ${s.reason}`).join('; ')}`)
@@ -64,7 +65,7 @@ export async function openVoiceDetection(sources: readonly VoiceDetectorSource[]
         } catch (err) {
           current.detector.close()
           const failed = sources[current.at]!.name
-          const reason = toSpeechError(err).message
+          const reason = reasonOf(err)
           log?.warn({ vad: failed, reason, fallback: sources[current.at + 1]?.name }, '[vad] the voice activity detector failed during a live session; it falls back')
           skipped.push({ vad: failed, reason })
           current = await next(current.at + 1)
@@ -76,3 +77,5 @@ export async function openVoiceDetection(sources: readonly VoiceDetectorSource[]
     },
   }
 }
+
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
