@@ -139,6 +139,7 @@ export function createAsrService(options: AsrServiceOptions) {
     openLive(request: LiveRequest): LiveSession {
       const asr = getEngine()
       const language = languageFor(request.language, asr)
+      const log = request.log ?? options.logger
       return new LiveSession({
         engine: asr,
         hold: (signal) => gate.hold(signal),
@@ -148,7 +149,7 @@ export function createAsrService(options: AsrServiceOptions) {
         ...(request.idleMs !== undefined && { idleMs: request.idleMs }),
         ...(request.maxBacklogSec !== undefined && { maxBacklogSec: request.maxBacklogSec }),
         ...(options.voiceDetectors && { detectors: options.voiceDetectors }),
-        ...((request.log ?? options.logger) && { log: request.log ?? options.logger }),
+        ...(log && { log }),
       })
     },
     /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */

@@ -92,6 +92,14 @@ describe('Silero VAD for live sessions', () => {
     }
   })
 
+  it('starts no turn on a burst of noise that libfvad takes for speech', async () => {
+    let seed = 1
+    const noise = new Float32Array(RATE * 1.5).map(() => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2)
+    const pcm = float32ToInt16(concatSamples([silence(0.5), noise, silence(1)]))
+    expect(await turnsOf(FVAD_SOURCE, pcm)).toHaveLength(1)
+    expect(await turnsOf(sileroSource(installed), pcm)).toHaveLength(0)
+  })
+
   it('takes the session\'s silence duration as libfvad does: pauses shorter than it do not end the turn', async () => {
     const { pcm } = conversation()
     const patient = { ...DEFAULT_TURN, silenceMs: 3000 }
