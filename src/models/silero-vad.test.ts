@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { filesStamp } from '../engines/neural/load-checks.js'
+import { loadTargetOf, ModelChecks } from '../engines/neural/model-checks.js'
 import { discoverModels } from './discover.js'
 import { findSileroVad } from './silero-vad.js'
 import { addModel } from './store.js'
@@ -26,6 +28,17 @@ describe('Silero VAD packages', () => {
     await mkdir(join(dir, 'silero-vad-v5'))
     await copyFile(SILERO, join(dir, 'silero-vad-v5', 'silero_vad.onnx'))
     expect(await findSileroVad(dir)).toMatchObject({ id: 'silero-vad-v5', runnable: true, vad: { model: join(dir, 'silero-vad-v5', 'silero_vad.onnx') } })
+  })
+
+  it('is loaded by the runtime when checked, as every package found is', async () => {
+    await copyFile(SILERO, join(dir, 'silero_vad.onnx'))
+    const pkg = (await findSileroVad(dir))!
+    const checks = new ModelChecks('')
+    try {
+      expect(await checks.check(pkg, await filesStamp(pkg.path), loadTargetOf(pkg))).toEqual({ ok: true })
+    } finally {
+      checks.close()
+    }
   })
 
   it('installs it with `models add`', async () => {
