@@ -55,6 +55,8 @@ export class NeuralHost {
       }
       else this.#calls.get(m.id)?.push(m)
     })
+    // A message sent as the process ends (its channel just closed) is an 'error' here; 'exit' reports the end.
+    this.#child.on('error', () => {})
     this.#child.on('exit', (code, signal) => {
       this.#exitReason = `the neural runtime process ended (${signal ?? `exit code ${code}`})${stderr.trim() ? `: ${lastLine(stderr)}` : ''}`
       if (!this.#stopped && !options.probe) unexpectedExits++

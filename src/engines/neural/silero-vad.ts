@@ -101,6 +101,11 @@ export class SileroVad {
     }
   }
 
+  /** The running process's id (tests end it as the machine would). */
+  get pid(): number | undefined {
+    return this.#host?.pid
+  }
+
   close(): void {
     clearTimeout(this.#idle)
     this.#host?.terminate()

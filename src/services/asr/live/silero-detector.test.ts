@@ -166,6 +166,37 @@ describe('Silero VAD for live sessions', () => {
     }
   })
 
+  it('goes on with libfvad, saying so, when the Silero process ends during a session', async () => {
+    const { logger, lines } = captureLogs()
+    const { pcm } = conversation()
+    const gate = createConcurrencyGate(1)
+    const session = new LiveSession({
+      engine: createFakeAsrEngine(), hold: (signal) => gate.hold(signal), inputRate: RATE, language: 'en',
+      turns: DEFAULT_TURN, maxBacklogSec: 60, detectors: [sileroSource(installed), FVAD_SOURCE], log: logger,
+    })
+    const events: string[] = []
+    let heardFirst!: () => void
+    const firstTurn = new Promise<void>((resolve) => (heardFirst = resolve))
+    const done = (async () => {
+      for await (const e of session.events()) {
+        events.push(e.type)
+        if (e.type === 'speech_started') heardFirst()
+      }
+    })()
+    const send = (from: number, to: number) => {
+      for (let at = from; at < to; at += 480) session.append(new Uint8Array(pcm.buffer, at * 2, Math.min(480, to - at) * 2))
+    }
+    const half = Math.floor(pcm.length / 2)
+    send(0, half)
+    await firstTurn
+    process.kill(installed.pid!, 'SIGKILL')
+    send(half, pcm.length)
+    session.end()
+    await done
+    expect(events.filter((e) => e === 'speech_started')).toHaveLength(3)
+    expect(lines.filter((l) => l.level >= 40)).toMatchObject([{ vad: 'silero-vad', fallback: 'libfvad', msg: expect.stringMatching(/failed during a live session; it falls back/) }])
+  })
+
   it('falls back to libfvad for the rest of a session when the detector fails during it, judging the frames it failed on', async () => {
     const failing: VoiceDetectorSource = {
       name: 'failing',
