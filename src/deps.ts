@@ -22,6 +22,9 @@ import { createQuotaService, type QuotaOptions, type QuotaService } from './serv
 import { createQuotaRepository } from './store/db/repositories/quota.js'
 import { neuralSettingsFrom } from './engines/tts/neural/settings.js'
 import { asrEngineFromSettings } from './engines/asr/neural/from-config.js'
+import { SileroVad } from './engines/neural/silero-vad.js'
+import { sileroSource } from './services/asr/live/silero-detector.js'
+import { FVAD_SOURCE } from './services/asr/live/fvad-detector.js'
 import { referenceClips } from './services/models/reference-clips.js'
 import type { AudioEncoder, AudioFormat } from './audio/types.js'
 import type { AsrEngine } from './engines/asr/types.js'
@@ -101,8 +104,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     (overrides.inMemory ? createMemoryBlobStore() : await openBlobStore(config.blobStore, databaseUrl, { db, dataDir }))
   const changes = isPostgresUrl(databaseUrl) ? await createPostgresChangeFeed(databaseUrl, onIdleError) : createLocalChangeFeed()
   const keys = createKeyRepository(db, changes)
+  // Live transcription finds speech with Silero VAD when its model is installed in modelsDir, else libfvad.
+  const sileroVad = new SileroVad({ modelsDir: neural.modelsDir, logger })
+  void sileroVad.report()
   const asr = createAsrService({
     workers: config.asrWorkers,
+    voiceDetectors: [sileroSource(sileroVad), FVAD_SOURCE],
+    logger,
     ...(asrEngine && { engine: () => asrEngine }),
     ...(config.asrConcurrency > 0 && { concurrency: config.asrConcurrency }),
     queueLength: config.asrQueueLength,
@@ -183,6 +191,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       // Training first: its steps use ASR.
       await models.close()
       await asr.close()
+      sileroVad.close()
       await speech.close()
       await quota.close()
       await blobs.close?.()

@@ -8,16 +8,16 @@ type Run = (options: Record<string, unknown>, body: (modelsDir: string, config: 
 
 const size = (bytes: number | undefined) => (bytes === undefined ? '?' : bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`)
 
-/** `parla models catalog [--json] [--kind tts|asr] [--language xx]`: the packages `pull <name>` can fetch. */
+/** `parla models catalog [--json] [--kind tts|asr|vad] [--language xx]`: the packages `pull <name>` can fetch. */
 export function registerCatalogCommand(models: Command, run: Run): void {
   addConfigFlags(models.command('catalog').description('list the well-known model packages \'parla models pull <name>\' fetches'))
     .option('--json', 'machine-readable: one JSON array')
-    .option('--kind <kind>', 'tts or asr')
+    .option('--kind <kind>', 'tts, asr or vad')
     .option('--language <code>', 'only packages that speak this language (e.g. de, en-gb)')
     .action(async (options) => {
       const { json, kind, language, ...rest } = options as { json?: boolean; kind?: string; language?: string }
       await run(rest, async (dir, config) => {
-        if (kind !== undefined && kind !== 'tts' && kind !== 'asr') throw new SpeechError('bad_request', `--kind must be tts or asr, not ${kind}`)
+        if (kind !== undefined && kind !== 'tts' && kind !== 'asr' && kind !== 'vad') throw new SpeechError('bad_request', `--kind must be tts, asr or vad, not ${kind}`)
         const entries = filterCatalog({ ...(kind && { kind }), ...(language && { language }) })
         const rows = await Promise.all(entries.map(async (e) => ({ entry: e, installed: await isInstalled(e, dir) })))
         if (json) {

@@ -4,7 +4,7 @@ import { SpeechError } from '../errors.js'
 import { CACHE_DIR } from '../models/detect.js'
 import { discoverModels } from '../models/discover.js'
 import { filesStamp, LoadChecks, loadChecksFile, type LoadVerdict } from '../engines/neural/load-checks.js'
-import { ModelChecks } from '../engines/neural/model-checks.js'
+import { loadTargetOf, ModelChecks } from '../engines/neural/model-checks.js'
 import { findCatalogEntry } from '../models/catalog.js'
 import { pullCatalogEntry } from '../models/catalog-pull.js'
 import { addModel, pullModel, removeModel } from '../models/store.js'
@@ -65,8 +65,12 @@ export function registerModelCommands(program: Command): void {
 
 const ready = (p: ModelPackage) => (p.untested === undefined ? 'ready' : `ready, untested: ${p.untested}`)
 
-const useAs = (p: ModelPackage) =>
-  p.kind === 'tts' ? builtinVoices([p]).map((v) => builtinModelId('neural', v.voice.id)).join(',') : `asr:${p.id}`
+const USE_AS = {
+  tts: (p: ModelPackage) => builtinVoices([p]).map((v) => builtinModelId('neural', v.voice.id)).join(','),
+  asr: (p: ModelPackage) => `asr:${p.id}`,
+  vad: () => 'live VAD',
+} as const
+const useAs = (p: ModelPackage) => USE_AS[p.kind](p)
 
 /** `parla models list`'s status: Parla's own file checks first, then what the runtime said when it loaded them. */
 function status(p: ModelPackage, verdict: LoadVerdict | undefined): string {
@@ -82,9 +86,10 @@ async function report(dir: string, p: ModelPackage): Promise<void> {
   if (!p.runnable) return void process.stdout.write(`${p.broken ? 'broken' : 'note'}: ${p.note}\n`)
   const checks = new ModelChecks(dir)
   await checks.refresh()
-  const verdict = await checks.check(p, await filesStamp(p.path), p.kind === 'tts' ? { tts: p.prepare! } : { asr: p.asr! })
+  const verdict = await checks.check(p, await filesStamp(p.path), loadTargetOf(p))
   if (verdict && !verdict.ok) return void process.stdout.write(`broken: the runtime refused it: ${verdict.reason}\n`)
   if (p.kind === 'asr') process.stdout.write(`as asrEngine: ${p.id} (a setting: restart the server after changing it)\n`)
+  else if (p.kind === 'vad') process.stdout.write('live transcription sessions that start from now on find speech with it\n')
   else process.stdout.write(`voices: ${useAs(p)}; a server using this folder takes them in now (or when sent SIGHUP)\n`)
   process.stdout.write('ready: the runtime loads it\n')
   if (p.untested !== undefined) process.stdout.write(`untested: ${p.untested}\n`)

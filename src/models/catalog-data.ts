@@ -7,6 +7,8 @@ import type { CatalogEntry, CatalogFile } from './catalog-types.js'
  *   huggingface.co/rhasspy/piper-voices. The repository's licence is MIT; each voice's MODEL_CARD names its
  *   dataset and that dataset's licence. Where huggingface's page for a model file shows its Git LFS SHA-256
  *   (the object added by the commit the voice came with), it is stored too.
+ * - Silero VAD: the ONNX model in snakers4/silero-vad at commit 806dcba3 (MIT), its size and SHA-256 as that
+ *   commit holds it (test/fixtures/models/silero-vad is the same file).
  * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine): names from sherpa-onnx's release
  *   workflows and documentation. sherpa-onnx publishes no size or checksum for them, so none is stored: `pull`
  *   checks the download against the server's Content-Length and unpacks it only if the archive is whole.
@@ -91,4 +93,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   whisper('base', false), whisper('base', true),
   whisper('small', false), whisper('small', true),
   moonshine('tiny'), moonshine('base'),
+  {
+    // Finds speech for live transcription (docs/models.md); installed as a folder holding silero_vad.onnx.
+    name: 'silero-vad', kind: 'vad', family: 'silero-vad', languages: ['mul'],
+    licence: 'MIT (snakers4/silero-vad repository)', licenceUrl: 'https://github.com/snakers4/silero-vad/blob/master/LICENSE',
+    files: [{
+      url: 'https://github.com/snakers4/silero-vad/raw/806dcba3f0b5d95282d0889a074954a2f8c6397b/src/silero_vad/data/silero_vad.onnx',
+      size: 2327524, sha256: '1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3',
+    }],
+  },
 ]

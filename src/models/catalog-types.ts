@@ -16,8 +16,8 @@ export interface CatalogEntry {
   readonly name: string
   /** Shorter names `pull` also takes. */
   readonly aliases?: readonly string[]
-  readonly kind: 'tts' | 'asr'
-  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine'
+  readonly kind: 'tts' | 'asr' | 'vad'
+  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'silero-vad'
   /** Lower-case language codes; `mul` for a model of many languages (a multilingual Whisper). */
   readonly languages: readonly string[]
   readonly speakers?: number

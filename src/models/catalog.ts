@@ -17,7 +17,7 @@ export function findCatalogEntry(name: string, catalog: readonly CatalogEntry[] 
 }
 
 export interface CatalogFilter {
-  readonly kind?: 'tts' | 'asr'
+  readonly kind?: 'tts' | 'asr' | 'vad'
   /** A language code (`de`, `en-gb`): entries speaking it, and many-language models. */
   readonly language?: string
 }

@@ -7,6 +7,7 @@ import { readOnnxMetadata } from './onnx-metadata.js'
 import { detectPiper, piperSpeakers, readPiperConfig } from './piper.js'
 import type { ModelPackage } from './types.js'
 import { detectWhisper } from './whisper.js'
+import { sileroVadAt } from './silero-vad.js'
 
 /** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
 export const CACHE_DIR = '.parla-cache'
@@ -15,11 +16,14 @@ export const CACHE_DIR = '.parla-cache'
  * Recognises one entry of `modelsDir` by the layout its project publishes: a Piper voice folder
  * (`x.onnx` + `x.onnx.json`), sherpa-onnx release archives (VITS/Piper with `tokens.txt`, Kokoro with
  * `voices.bin`, ZipVoice encoder/decoder/vocoder, Whisper `*-encoder/decoder/tokens`, Moonshine), or a
- * whisper.cpp `ggml-*.bin`. Returns null for anything else.
+ * whisper.cpp `ggml-*.bin`, or a Silero VAD model (`silero_vad.onnx`, alone or in its folder). Returns null for
+ * anything else.
  */
 export async function detectPackage(modelsDir: string, name: string): Promise<ModelPackage | null> {
   const path = join(modelsDir, name)
   const info = await stat(path)
+  const vad = await sileroVadAt(modelsDir, name)
+  if (vad) return vad
   if (info.isFile()) {
     if (!/^ggml-.+\.bin$/.test(name)) return null
     const lang = /\.en\b/.test(name) ? ['en'] : []

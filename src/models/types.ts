@@ -1,14 +1,15 @@
-import type { AsrLoadConfig, TtsLoadConfig } from '../engines/neural/protocol.js'
+import type { AsrLoadConfig, TtsLoadConfig, VadLoadConfig } from '../engines/neural/protocol.js'
 
 /** Model families Parla recognises by their published layouts (docs/models.md). */
-export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'whisper-ggml'
+export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'whisper-ggml' | 'silero-vad'
 
 /** One model package found in `modelsDir`: a folder (or a single file) as its project publishes it. */
 export interface ModelPackage {
   /** The folder or file name: what `parla models rm` takes. */
   readonly id: string
   readonly family: ModelFamily
-  readonly kind: 'tts' | 'asr'
+  /** What it does: speaks, recognises, or finds speech in live audio (`vad`, used by live transcription). */
+  readonly kind: 'tts' | 'asr' | 'vad'
   readonly path: string
   /** Lower-case language codes; empty when the model does not say. */
   readonly languages: readonly string[]
@@ -36,4 +37,6 @@ export interface ModelPackage {
   readonly prepare?: () => Promise<TtsLoadConfig>
   /** Runtime configuration of an ASR package (files). */
   readonly asr?: AsrLoadConfig
+  /** Runtime configuration of a voice activity model. */
+  readonly vad?: VadLoadConfig
 }

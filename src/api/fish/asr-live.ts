@@ -97,7 +97,7 @@ class AsrLiveSocket {
   #handle(frame: AsrLiveFrame): void {
     if (frame.event === 'start') {
       if (this.#live) throw new SpeechError('bad_request', '"start" while a session is running; send "stop" and wait for "finish" first')
-      const live = this.#deps.asr.openLive(frame.request)
+      const live = this.#deps.asr.openLive({ ...frame.request, log: this.#log })
       this.#live = live
       void this.#forward(live)
       return

@@ -120,6 +120,7 @@ export class RealtimeSession {
       inputRate: config.rate,
       ...(config.language !== undefined && { language: config.language }),
       turns: config.turns,
+      log: this.#log,
     })
     // Settings change what the audio means: audio and a turn under way with the old ones are dropped.
     this.#endLive()

@@ -1,5 +1,6 @@
 import sherpa from 'sherpa-onnx-node'
 import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import { createVadHandlers, type VadRuntime } from './host-vad.js'
 
 /**
  * The neural host process: loads models into sherpa-onnx and runs them with its async API (inference on
@@ -29,6 +30,7 @@ const lengthScales = new Map<string, number>()
 const recognizers = new Map<string, LoadedRecognizer>()
 const cancelled = new Set<number>()
 const send = (m: FromHost) => process.send?.(m)
+const vad = createVadHandlers(sherpa as unknown as VadRuntime, send)
 
 async function load(key: string, config: TtsLoadConfig, threads: number): Promise<void> {
   try {
@@ -124,6 +126,10 @@ process.on('message', (m: ToHost) => {
   else if (m.t === 'transcribe') void transcribe(m)
   else if (m.t === 'synth') void synth(m)
   else if (m.t === 'cancel') cancelled.add(m.id)
+  else if (m.t === 'vad-load') vad.load(m)
+  else if (m.t === 'vad-open') vad.open(m)
+  else if (m.t === 'vad-audio') vad.audio(m)
+  else if (m.t === 'vad-close') vad.close(m)
 })
 // The parent went away: nothing left to serve.
 process.on('disconnect', () => process.exit(0))

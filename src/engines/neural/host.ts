@@ -3,7 +3,7 @@ import { setPriority } from 'node:os'
 import { bundle } from '../../module-worker.js'
 import { SpeechError } from '../../errors.js'
 import { abortReason } from '../../abort.js'
-import type { AsrLanguage, AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import type { AsrLanguage, AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig, VadLoadConfig } from './protocol.js'
 
 export interface LoadedModel { readonly sampleRate: number; readonly speakers: number }
 export interface SynthCall { readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: Extract<ToHost, { t: 'synth' }>['reference'] }
@@ -55,6 +55,8 @@ export class NeuralHost {
       }
       else this.#calls.get(m.id)?.push(m)
     })
+    // A message sent as the process ends (its channel just closed) is an 'error' here; 'exit' reports the end.
+    this.#child.on('error', () => {})
     this.#child.on('exit', (code, signal) => {
       this.#exitReason = `the neural runtime process ended (${signal ?? `exit code ${code}`})${stderr.trim() ? `: ${lastLine(stderr)}` : ''}`
       if (!this.#stopped && !options.probe) unexpectedExits++
@@ -83,6 +85,38 @@ export class NeuralHost {
   /** Loads an ASR model once per process. */
   loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<LoadedModel> {
     return this.#load(`asr:${key}`, { t: 'asr-load', key: `asr:${key}`, config, threads })
+  }
+
+  /** Loads a voice activity model once per process (see host-vad.ts). */
+  loadVad(key: string, config: VadLoadConfig): Promise<LoadedModel> {
+    return this.#load(`vad:${key}`, { t: 'vad-load', key: `vad:${key}`, config })
+  }
+
+  /** Opens or closes a voice activity stream of a loaded VAD model (no answer). */
+  vadControl(m: Extract<ToHost, { t: 'vad-open' | 'vad-close' }>): void {
+    this.#send(m.t === 'vad-open' ? { ...m, key: `vad:${m.key}` } : m)
+  }
+
+  /** A stream's speech flags, one per VAD window these samples completed. */
+  vadAudio(stream: number, samples: Float32Array): Promise<readonly boolean[]> {
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      this.#calls.set(id, {
+        push: (m) => {
+          if (m.t === 'vad-flags') resolve(m.flags)
+          else if (m.t === 'failed') reject(new SpeechError('engine_failed', `[vad] ${m.message}`))
+          else return
+          this.#calls.delete(id)
+        },
+        fail: (err) => { this.#calls.delete(id); reject(err) },
+      })
+      try {
+        this.#send({ t: 'vad-audio', id, stream, samples })
+      } catch (err) {
+        this.#calls.delete(id)
+        reject(err)
+      }
+    })
   }
 
   /**

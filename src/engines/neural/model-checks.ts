@@ -5,13 +5,19 @@ import { CACHE_DIR } from '../../models/detect.js'
 import type { ModelPackage } from '../../models/types.js'
 import { NeuralHost } from './host.js'
 import { LoadChecks, loadChecksFile, type LoadVerdict } from './load-checks.js'
-import type { AsrLoadConfig, TtsLoadConfig } from './protocol.js'
+import type { AsrLoadConfig, TtsLoadConfig, VadLoadConfig } from './protocol.js'
 
 /** Where a package stands: never loaded, being loaded by its check, loaded, or refused by the runtime. */
 export type CheckState = { readonly state: 'unchecked' | 'checking' | 'ready' } | { readonly state: 'broken'; readonly reason: string }
 
-/** How to load one package: its TTS configuration (prepared once, shared with the engine), or its ASR one. */
-export type LoadTarget = { readonly tts: () => Promise<TtsLoadConfig> } | { readonly asr: AsrLoadConfig }
+/** How to load one package: its TTS configuration (prepared once, shared with the engine), or its ASR or VAD one. */
+export type LoadTarget = { readonly tts: () => Promise<TtsLoadConfig> } | { readonly asr: AsrLoadConfig } | { readonly vad: VadLoadConfig }
+
+/** What loading a runnable package takes; `prepare` makes a TTS package's configuration (default: its own). */
+export function loadTargetOf(pkg: ModelPackage, prepare: () => Promise<TtsLoadConfig> = pkg.prepare!): LoadTarget {
+  if (pkg.kind === 'tts') return { tts: prepare }
+  return pkg.vad ? { vad: pkg.vad } : { asr: pkg.asr! }
+}
 
 /** How long a request to a package being checked waits for the verdict before a 503 with Retry-After. */
 export const CHECK_WAIT_SEC = 30
@@ -135,6 +141,8 @@ export class ModelChecks {
           throw new Error(`could not be prepared: ${err instanceof Error ? err.message : String(err)}`)
         })
         await host.load(pkg.id, config, 1)
+      } else if ('vad' in target) {
+        await host.loadVad(pkg.id, target.vad)
       } else {
         await host.loadAsr(pkg.id, target.asr, 1)
       }
@@ -148,7 +156,7 @@ export class ModelChecks {
     }
     await this.#results.record(pkg.id, stamp, verdict)
     if (verdict.ok) this.#logger?.info({ package: pkg.id }, '[neural] model package checked: the runtime loads it')
-    else this.#logger?.warn({ package: pkg.id, reason: verdict.reason }, '[neural] model package broken: the runtime refused it; its voices answer 409 until its files change')
+    else this.#logger?.warn({ package: pkg.id, reason: verdict.reason }, `[neural] model package broken: the runtime refused it; ${pkg.kind === 'vad' ? 'live transcription uses libfvad' : 'its voices answer 409'} until its files change`)
     return verdict
   }
 

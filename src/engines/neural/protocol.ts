@@ -15,6 +15,11 @@ export interface AsrLoadConfig {
   readonly tokens: string
 }
 
+/** A Silero VAD model file (sherpa-onnx's `VadModelConfig.sileroVad.model`). */
+export interface VadLoadConfig {
+  readonly model: string
+}
+
 /** A transcription's language for a multilingual Whisper: a code of the model's, or `''` to detect it. */
 export type AsrLanguage = string
 
@@ -32,6 +37,12 @@ export type ToHost =
   | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
   | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
   | { readonly t: 'cancel'; readonly id: number }
+  | { readonly t: 'vad-load'; readonly key: string; readonly config: VadLoadConfig }
+  /** A voice activity stream on a loaded VAD model; `threshold` is the speech probability that counts as speech. */
+  | { readonly t: 'vad-open'; readonly stream: number; readonly key: string; readonly threshold: number }
+  /** 16 kHz samples of a stream; answered by `vad-flags` with the same id. */
+  | { readonly t: 'vad-audio'; readonly id: number; readonly stream: number; readonly samples: Float32Array }
+  | { readonly t: 'vad-close'; readonly stream: number }
 
 export type FromHost =
   | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
@@ -40,3 +51,5 @@ export type FromHost =
   | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
   | { readonly t: 'failed'; readonly id: number; readonly message: string }
   | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }
+  /** One flag per VAD window the samples completed: speech or not. */
+  | { readonly t: 'vad-flags'; readonly id: number; readonly flags: readonly boolean[] }

@@ -7,6 +7,7 @@ import { transcribe, type Transcript } from '../../asr/transcribe.js'
 import { createConcurrencyGate } from './concurrency-gate.js'
 import { LiveSession } from './live/session.js'
 import type { TurnSettings } from './live/turn-detector.js'
+import type { LiveLog, VoiceDetectorSource } from './live/voice-detector.js'
 
 /** What a live transcription surface asks for (see `LiveSession`). */
 export interface LiveRequest {
@@ -17,6 +18,8 @@ export interface LiveRequest {
   readonly turns: TurnSettings | null
   readonly idleMs?: number
   readonly maxBacklogSec?: number
+  /** The request's logger, for the session's start line; default the service's. */
+  readonly log?: LiveLog
 }
 
 /** Spec limits for one `/v1/asr` request. */
@@ -53,6 +56,9 @@ export interface AsrServiceOptions {
   readonly waitMs?: number
   /** Replaces pocketsphinx (tests). */
   readonly engine?: () => AsrEngine
+  /** Live sessions' voice activity detectors, in order of preference (default: libfvad only). */
+  readonly voiceDetectors?: readonly VoiceDetectorSource[]
+  readonly logger?: LiveLog
 }
 
 /** Speech to text for whole files. The engine starts on first use (its decoders load the model once each). */
@@ -133,6 +139,7 @@ export function createAsrService(options: AsrServiceOptions) {
     openLive(request: LiveRequest): LiveSession {
       const asr = getEngine()
       const language = languageFor(request.language, asr)
+      const log = request.log ?? options.logger
       return new LiveSession({
         engine: asr,
         hold: (signal) => gate.hold(signal),
@@ -141,6 +148,8 @@ export function createAsrService(options: AsrServiceOptions) {
         turns: request.turns,
         ...(request.idleMs !== undefined && { idleMs: request.idleMs }),
         ...(request.maxBacklogSec !== undefined && { maxBacklogSec: request.maxBacklogSec }),
+        ...(options.voiceDetectors && { detectors: options.voiceDetectors }),
+        ...(log && { log }),
       })
     },
     /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */

@@ -13,7 +13,7 @@ import { referencePrompt } from './prompt.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { kokoroLang } from './kokoro-lang.js'
 import { filesStamp } from '../../neural/load-checks.js'
-import { acquireModelChecks, runtimeReason } from '../../neural/model-checks.js'
+import { acquireModelChecks, loadTargetOf, runtimeReason } from '../../neural/model-checks.js'
 import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
 import type { SynthesisRequest, TtsEngine } from '../types.js'
 
@@ -40,12 +40,11 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
     }
     return config
   }
-  /** Loads every package found once in a check process (TTS and ASR alike), unless its files were checked. */
+  /** Loads every package found once in a check process (TTS, ASR and VAD alike), unless its files were checked. */
   const checkPackages = async (scan: VoiceScan): Promise<void> => {
     await checks.refresh()
     for (const { pkg, stamp } of scan.checkable) {
-      const target = pkg.kind === 'tts' ? { tts: () => prepare(pkg) } : { asr: pkg.asr! }
-      void checks.check(pkg, stamp, target)
+      void checks.check(pkg, stamp, loadTargetOf(pkg, () => prepare(pkg)))
     }
   }
   let found = await scanVoices(settings.modelsDir)
@@ -211,7 +210,8 @@ async function scanVoices(modelsDir: string): Promise<VoiceScan> {
   const runnable = packages.filter((p) => p.kind === 'tts' && (p.runnable || p.broken))
   const voices = builtinVoices(runnable)
   const stamps = new Map(await Promise.all(runnable.map(async (p) => [p.id, await filesStamp(p.path)] as const)))
-  const asr = packages.filter((p) => p.kind === 'asr' && p.runnable && p.asr)
+  // ASR and VAD packages are checked here too: a broken one is reported when the folder is scanned.
+  const asr = packages.filter((p) => p.runnable && (p.asr ?? p.vad))
   const asrStamps = await Promise.all(asr.map(async (pkg) => ({ pkg, stamp: await filesStamp(pkg.path) })))
   const checkable = [...runnable.filter((p) => p.runnable && p.prepare).map((pkg) => ({ pkg, stamp: stamps.get(pkg.id)! })), ...asrStamps]
   return { voices, byId: new Map(voices.map((v) => [v.voice.id, v])), stamps, checkable }

@@ -1,10 +1,12 @@
-import { createFrameVad, VAD_FRAME, type FrameVad } from '../../../asr/frame-vad.js'
+import { VAD_FRAME } from '../../../asr/frame-vad.js'
 import { isAbortError, SpeechError, toSpeechError } from '../../../errors.js'
 import { EventChannel } from './event-channel.js'
 import { DECODE_RATE, LiveInput } from './input.js'
-import { TurnDetector, vadMode } from './turn-detector.js'
+import { FVAD_SOURCE } from './fvad-detector.js'
+import { TurnDetector } from './turn-detector.js'
 import type { LiveEvent, LiveSessionOptions } from './types.js'
 import { LiveTurn } from './turn.js'
+import { openVoiceDetection, type OpenedDetection, type VoiceDetector } from './voice-detector.js'
 
 export type { LiveEvent, LiveSessionOptions } from './types.js'
 
@@ -25,7 +27,7 @@ export class LiveSession {
   readonly #work: Work[] = []
   readonly #detector: TurnDetector | undefined
   readonly #maxTurnSamples: number
-  #vad: Promise<FrameVad> | undefined
+  #vad: Promise<VoiceDetector & OpenedDetection> | undefined
   /** Frames before speech, kept for the turn's padding. */
   #recent: Int16Array[] = []
   #recentLimit = 0
@@ -48,10 +50,11 @@ export class LiveSession {
     this.#maxTurnSamples = Math.max(5, options.engine.capabilities.maxUtteranceSeconds) * DECODE_RATE
     if (options.turns) {
       this.#detector = new TurnDetector(options.turns)
-      this.#vad = createFrameVad({ mode: vadMode(options.turns.threshold) })
-      this.#vad.catch(() => {})
+      this.#vad = openVoiceDetection(options.detectors ?? [FVAD_SOURCE], options.turns, options.log)
+      const turns = options.turns
+      this.#vad.then((vad) => this.#logStart(vad.name, turns, vad.skipped), () => {})
       this.#recentLimit = Math.round(options.turns.prefixPaddingMs / 10) + TurnDetector.LEAD_FRAMES
-    }
+    } else this.#logStart(null)
     this.#touch()
   }
 
@@ -155,14 +158,13 @@ export class LiveSession {
       samples.set(this.#leftover)
       samples.set(pcm, this.#leftover.length)
     }
-    let at = 0
-    for (; at + VAD_FRAME <= samples.length; at += VAD_FRAME) {
-      const frame = samples.slice(at, at + VAD_FRAME)
+    const whole = samples.length - (samples.length % VAD_FRAME)
+    this.#leftover = samples.slice(whole)
+    const voiced = await vad.detect(samples.subarray(0, whole))
+    for (let i = 0; i < voiced.length && !this.#closed; i++) {
       this.#clock += VAD_FRAME
-      await this.#frame(frame, vad.voiced(frame))
-      if (this.#closed) return
+      await this.#frame(samples.slice(i * VAD_FRAME, (i + 1) * VAD_FRAME), voiced[i]!)
     }
-    this.#leftover = samples.slice(at)
   }
 
   async #frame(frame: Int16Array, voiced: boolean): Promise<void> {
@@ -185,6 +187,11 @@ export class LiveSession {
       this.#detector!.reset()
       await this.#commit(false)
     }
+  }
+
+  #logStart(vad: string | null, turns?: LiveSessionOptions['turns'], skipped?: OpenedDetection['skipped']): void {
+    const { inputRate, language } = this.#options
+    this.#options.log?.info({ vad, ...turns, ...(skipped !== undefined && skipped.length > 0 && { vadSkipped: skipped }), inputRate, language }, 'live transcription session started')
   }
 
   #newTurn(startSec: number): LiveTurn {

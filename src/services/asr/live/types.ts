@@ -1,6 +1,7 @@
 import type { AsrEngine, RecognizedWord } from '../../../engines/asr/types.js'
 import type { SpeechError } from '../../../errors.js'
 import type { TurnSettings } from './turn-detector.js'
+import type { LiveLog, VoiceDetectorSource } from './voice-detector.js'
 
 export interface LiveSessionOptions {
   readonly engine: AsrEngine
@@ -15,6 +16,10 @@ export interface LiveSessionOptions {
   readonly maxBacklogSec?: number
   /** Without `append` for this long the session emits `idle`. Default: never. */
   readonly idleMs?: number
+  /** Voice activity detectors in order of preference (the first that opens is used). Default: libfvad. */
+  readonly detectors?: readonly VoiceDetectorSource[]
+  /** Where the session says how it started (its detector and settings) and that a detector fell back. */
+  readonly log?: LiveLog
 }
 
 /** What a live session tells its client; times are seconds of the session's audio (its clock). */
