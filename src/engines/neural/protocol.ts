@@ -9,10 +9,12 @@ export interface TtsLoadConfig {
   readonly zipvoice?: { readonly encoder: string; readonly decoder: string; readonly vocoder: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
 }
 
-/** sherpa-onnx `OfflineRecognizer` model fields for one ASR family (file paths). */
+/** sherpa-onnx recognizer model fields for one ASR family (file paths). */
 export interface AsrLoadConfig {
   readonly model: Readonly<Record<string, Readonly<Record<string, string>>>>
   readonly tokens: string
+  /** A streaming model, run by the runtime's `OnlineRecognizer` (`model` holds its `OnlineModelConfig` fields). */
+  readonly online?: boolean
 }
 
 /** A transcription's language for a multilingual Whisper: a code of the model's, or `''` to detect it. */
@@ -32,6 +34,10 @@ export type ToHost =
   | { readonly t: 'load'; readonly key: string; readonly config: TtsLoadConfig; readonly threads: number }
   | { readonly t: 'synth'; readonly id: number; readonly key: string; readonly text: string; readonly sid: number; readonly speed: number; readonly lang?: string; readonly reference?: { readonly samples: Float32Array; readonly sampleRate: number; readonly text: string } }
   | { readonly t: 'cancel'; readonly id: number }
+  /** More audio for live utterance `id` of an online model (opened by its first feed); `last` ends it. */
+  | { readonly t: 'stream-feed'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly last: boolean }
+  /** Forgets live utterance `id` (dropped by its caller). */
+  | { readonly t: 'stream-drop'; readonly id: number }
 
 export type FromHost =
   | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
@@ -40,3 +46,5 @@ export type FromHost =
   | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
   | { readonly t: 'failed'; readonly id: number; readonly message: string }
   | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }
+  /** Live utterance `id` decoded so far (or, after its `last` feed, all of it). */
+  | { readonly t: 'stream-result'; readonly id: number; readonly result: AsrRawResult }
