@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { cp, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +15,7 @@ import { isAbortError } from '../src/errors.js'
 import { detectPackage } from '../src/models/detect.js'
 import { unpackArchive } from '../src/models/unpack.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
+import { buildModel, FLOAT } from './support/onnx/graph.js'
 
 /**
  * A streaming Zipformer transducer built by k2-fsa/icefall's own recipe and export-onnx-streaming.py (random
@@ -83,7 +84,7 @@ beforeAll(async () => {
   dir = join(modelsDir, PACKAGE)
   engine = createNeuralAsrEngine((await detectPackage(modelsDir, PACKAGE))!, { processes: 1, threads: 1 })
   s = await startTestServer({ modelsDir, asrEngine: PACKAGE, neuralProcesses: 1, neuralThreads: 1 })
-}, 60_000)
+})
 afterAll(async () => {
   await engine?.close()
   await s?.close()
@@ -96,6 +97,23 @@ describe('streaming transducer packages (sherpa-onnx online models)', () => {
     expect(pkg).toMatchObject({ family: 'streaming-transducer', kind: 'asr', runnable: true, languages: ['en'], asr: { online: true, tokens: join(dir, 'tokens.txt') } })
     expect(pkg.untested).toBeUndefined()
     expect(pkg.asr!.model).toEqual({ transducer: { encoder: join(dir, MODEL_FILES.encoder), decoder: join(dir, MODEL_FILES.decoder), joiner: join(dir, MODEL_FILES.joiner) } })
+  })
+
+  it('take their languages from the package name; an offline transducer is listed not runnable, a damaged encoder broken', async () => {
+    const variant = async (name: string) => {
+      await cp(dir, join(modelsDir, name), { recursive: true })
+      return join(modelsDir, name, MODEL_FILES.encoder)
+    }
+    await variant('sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20')
+    expect(await detectPackage(modelsDir, 'sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20')).toMatchObject({ runnable: true, languages: ['zh', 'en'] })
+    // An offline export (sherpa-onnx-zipformer-*): the same three files, an encoder without streaming metadata.
+    const offline = await variant('sherpa-onnx-zipformer-en-2023-06-26')
+    const io = (name: string) => ({ name, type: FLOAT, shape: ['N', 'T', 80] })
+    await writeFile(offline, buildModel({ inputs: [io('x')], outputs: [io('encoder_out')], nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['encoder_out'] }], metadata: { model_author: 'k2-fsa' } }))
+    expect(await detectPackage(modelsDir, 'sherpa-onnx-zipformer-en-2023-06-26')).toMatchObject({ family: 'streaming-transducer', runnable: false, note: expect.stringMatching(/offline \(non-streaming\) transducer/) })
+    const damaged = await variant('streaming-truncated')
+    await truncate(damaged, 1000)
+    expect(await detectPackage(modelsDir, 'streaming-truncated')).toMatchObject({ runnable: false, broken: true, note: expect.stringMatching(/^encoder-epoch-99-avg-1-chunk-16-left-128\.onnx .*download the package again$/) })
   })
 
   it('/v1/asr/live gives, partial by partial and in its final, exactly what the runtime decodes from the same audio', async () => {
