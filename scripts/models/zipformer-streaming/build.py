@@ -8,9 +8,10 @@ Called by build.sh.
 
 What differs from the published models, and why:
 - Dimensions: the six encoder stacks, their downsampling factors (1,2,4,8,4,2), chunk 16 and left context 128
-  are the published streaming model's; each stack has 1 layer of width 32 (2 heads, feed-forward 64) instead
-  of 2-4 layers of 192-512, and decoder and joiner are 32 wide instead of 512, so the three files stay small.
-  The convolutional front end (Conv2dSubsampling, its ConvNeXt) is the recipe's, unchanged.
+  are the published streaming model's; each stack has 1 layer of width 16 (2 heads of query width 16, value
+  width 8; feed-forward 32) instead of 2-4 layers of 192-512, and decoder and joiner are 16 wide instead of 512,
+  so the three files stay small. The convolutional front end (Conv2dSubsampling with its ConvNeXt, most of the
+  encoder's weights here) is the recipe's, unchanged but for its output width.
 - Tokens: a 40-entry list written here (<blk>, <sos/eos>, <unk> and sentencepiece-style pieces with ▁), not a
   trained BPE model: the export only reads tokens.txt, and the runtime only maps ids to pieces.
 - Weights: torch.manual_seed random (the recipe's own initialisation), with the joiner's bias for blank raised
@@ -36,17 +37,17 @@ PIECES = ["▁THE", "▁A", "▁AND", "▁TO", "▁OF", "▁IN", "▁I", "▁HE"
 MODEL_ARGS = [
     "--num-encoder-layers", "1,1,1,1,1,1",
     "--downsampling-factor", "1,2,4,8,4,2",
-    "--feedforward-dim", "64,64,64,64,64,64",
+    "--feedforward-dim", "32,32,32,32,32,32",
     "--num-heads", "2,2,2,2,2,2",
-    "--encoder-dim", "32,32,32,32,32,32",
+    "--encoder-dim", "16,16,16,16,16,16",
     "--encoder-unmasked-dim", "16,16,16,16,16,16",
-    "--query-head-dim", "32",
-    "--value-head-dim", "12",
+    "--query-head-dim", "16",
+    "--value-head-dim", "8",
     "--pos-head-dim", "4",
     "--pos-dim", "48",
     "--cnn-module-kernel", "31,31,15,15,15,31",
-    "--decoder-dim", "32",
-    "--joiner-dim", "32",
+    "--decoder-dim", "16",
+    "--joiner-dim", "16",
     "--causal", "True",
     "--chunk-size", "16",
     "--left-context-frames", "128",
