@@ -7,7 +7,7 @@ import type { CatalogEntry, CatalogFile } from './catalog-types.js'
  *   huggingface.co/rhasspy/piper-voices. The repository's licence is MIT; each voice's MODEL_CARD names its
  *   dataset and that dataset's licence. Where huggingface's page for a model file shows its Git LFS SHA-256
  *   (the object added by the commit the voice came with), it is stored too.
- * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine): names from sherpa-onnx's release
+ * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine, streaming Zipformer): names from sherpa-onnx's release
  *   workflows and documentation. sherpa-onnx publishes no size or checksum for them, so none is stored: `pull`
  *   checks the download against the server's Content-Length and unpacks it only if the archive is whole.
  */
@@ -91,4 +91,11 @@ export const CATALOG: readonly CatalogEntry[] = [
   whisper('base', false), whisper('base', true),
   whisper('small', false), whisper('small', true),
   moonshine('tiny'), moonshine('base'),
+  {
+    // Exported by icefall's export-onnx-streaming.py from Zengwei/icefall-asr-librispeech-streaming-zipformer-2023-05-17.
+    name: 'sherpa-onnx-streaming-zipformer-en-2023-06-26', aliases: ['streaming-zipformer-en'], kind: 'asr', family: 'streaming-transducer', languages: ['en'],
+    licence: 'Apache-2.0 (k2-fsa/icefall, the recipe); the weights\' terms are on their model page',
+    licenceUrl: 'https://huggingface.co/Zengwei/icefall-asr-librispeech-streaming-zipformer-2023-05-17',
+    files: [archive(ASR_RELEASE, 'sherpa-onnx-streaming-zipformer-en-2023-06-26')],
+  },
 ]

@@ -17,7 +17,7 @@ export interface CatalogEntry {
   /** Shorter names `pull` also takes. */
   readonly aliases?: readonly string[]
   readonly kind: 'tts' | 'asr'
-  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine'
+  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'streaming-transducer'
   /** Lower-case language codes; `mul` for a model of many languages (a multilingual Whisper). */
   readonly languages: readonly string[]
   readonly speakers?: number
