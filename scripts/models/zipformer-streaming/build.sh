@@ -49,7 +49,7 @@ import json, sys, torch, onnx
 out, icefall, package = sys.argv[1:]
 json.dump({
     "built_by": "scripts/models/zipformer-streaming/build.sh",
-    "weights": "random (torch.manual_seed, the recipe's own initialisation; the joiner's bias raised for blank, lowered for <unk>); width 16, one layer per stack; not a usable recognizer",
+    "weights": "random (torch.manual_seed, the recipe's own initialisation; the joiner's output layer scaled by 8, its bias raised for blank, lowered for word-continuing pieces and <unk>); width 16, one layer per stack; not a usable recognizer",
     "sources": [
         {"repo": "https://github.com/k2-fsa/icefall", "commit": icefall, "license": "Apache-2.0",
          "used": "egs/librispeech/ASR/zipformer: train.py (get_params, get_model, add_model_arguments), zipformer.py (Zipformer2), model.py (AsrModel), decoder.py, joiner.py, subsampling.py, scaling.py, scaling_converter.py, export-onnx-streaming.py (run unmodified: opset 13, streaming states, encoder/decoder/joiner metadata); icefall/utils.py, checkpoint.py, env.py, diagnostics.py, dist.py, err.py, hooks.py (unmodified; the package __init__ is empty)"},
