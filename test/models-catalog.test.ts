@@ -140,7 +140,7 @@ describe('parla models catalog', () => {
 
   it('filters by kind and language, and shows a table', { timeout: CLI_RUNS }, async () => {
     const asr = filterCatalog({ kind: 'asr' })
-    expect(asr.map((e) => e.family).sort()).toEqual([...Array(6).fill('whisper'), 'moonshine', 'moonshine'].sort())
+    expect(asr.map((e) => e.family).sort()).toEqual([...Array(6).fill('whisper'), 'moonshine', 'moonshine', 'streaming-transducer'].sort())
     const german = JSON.parse((await cli('models', 'catalog', '--json', '--language', 'de')).stdout.toString()) as CatalogEntry[]
     expect(german.map((e) => e.name)).toContain('de_DE-thorsten-medium')
     expect(german.map((e) => e.name)).toContain('sherpa-onnx-whisper-base')

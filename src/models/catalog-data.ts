@@ -9,8 +9,8 @@ import type { CatalogEntry, CatalogFile } from './catalog-types.js'
  *   (the object added by the commit the voice came with), it is stored too.
  * - Silero VAD: the ONNX model in snakers4/silero-vad at commit 806dcba3 (MIT), its size and SHA-256 as that
  *   commit holds it (test/fixtures/models/silero-vad is the same file).
- * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine): names from sherpa-onnx's release
- *   workflows and documentation. sherpa-onnx publishes no size or checksum for them, so none is stored: `pull`
+ * - sherpa-onnx release archives (Kokoro, ZipVoice, Whisper, Moonshine, streaming Zipformer): names from
+ *   sherpa-onnx's release workflows and documentation. sherpa-onnx publishes no size or checksum for them, so none is stored: `pull`
  *   checks the download against the server's Content-Length and unpacks it only if the archive is whole.
  */
 
@@ -93,6 +93,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   whisper('base', false), whisper('base', true),
   whisper('small', false), whisper('small', true),
   moonshine('tiny'), moonshine('base'),
+  {
+    // Exported by icefall's export-onnx-streaming.py from Zengwei/icefall-asr-librispeech-streaming-zipformer-2023-05-17.
+    name: 'sherpa-onnx-streaming-zipformer-en-2023-06-26', aliases: ['streaming-zipformer-en'], kind: 'asr', family: 'streaming-transducer', languages: ['en'],
+    licence: 'Apache-2.0 (k2-fsa/icefall, the recipe); the weights\' terms are on their model page',
+    licenceUrl: 'https://huggingface.co/Zengwei/icefall-asr-librispeech-streaming-zipformer-2023-05-17',
+    files: [archive(ASR_RELEASE, 'sherpa-onnx-streaming-zipformer-en-2023-06-26')],
+  },
   {
     // Finds speech for live transcription (docs/models.md); installed as a folder holding silero_vad.onnx.
     name: 'silero-vad', kind: 'vad', family: 'silero-vad', languages: ['mul'],

@@ -17,7 +17,7 @@ export interface CatalogEntry {
   /** Shorter names `pull` also takes. */
   readonly aliases?: readonly string[]
   readonly kind: 'tts' | 'asr' | 'vad'
-  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'silero-vad'
+  readonly family: 'piper' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'streaming-transducer' | 'silero-vad'
   /** Lower-case language codes; `mul` for a model of many languages (a multilingual Whisper). */
   readonly languages: readonly string[]
   readonly speakers?: number

@@ -8,6 +8,7 @@ import { detectPiper, piperSpeakers, readPiperConfig } from './piper.js'
 import type { ModelPackage } from './types.js'
 import { detectWhisper } from './whisper.js'
 import { sileroVadAt } from './silero-vad.js'
+import { detectTransducer } from './transducer.js'
 
 /** Where Parla keeps what it derives from packages (prepared Piper copies, eSpeak NG data). */
 export const CACHE_DIR = '.parla-cache'
@@ -15,9 +16,9 @@ export const CACHE_DIR = '.parla-cache'
 /**
  * Recognises one entry of `modelsDir` by the layout its project publishes: a Piper voice folder
  * (`x.onnx` + `x.onnx.json`), sherpa-onnx release archives (VITS/Piper with `tokens.txt`, Kokoro with
- * `voices.bin`, ZipVoice encoder/decoder/vocoder, Whisper `*-encoder/decoder/tokens`, Moonshine), or a
- * whisper.cpp `ggml-*.bin`, or a Silero VAD model (`silero_vad.onnx`, alone or in its folder). Returns null for
- * anything else.
+ * `voices.bin`, ZipVoice encoder/decoder/vocoder, streaming transducers encoder/decoder/joiner, Whisper
+ * `*-encoder/decoder/tokens`, Moonshine), or a whisper.cpp `ggml-*.bin`, or a Silero VAD model (`silero_vad.onnx`,
+ * alone or in its folder). Returns null for anything else.
  */
 export async function detectPackage(modelsDir: string, name: string): Promise<ModelPackage | null> {
   const path = join(modelsDir, name)
@@ -47,6 +48,8 @@ export async function detectPackage(modelsDir: string, name: string): Promise<Mo
   }
   const encoder = find(/^encoder.*\.onnx$/)
   const decoder = find(/^decoder.*\.onnx$/)
+  const joiner = find(/^joiner.*\.onnx$/)
+  if (encoder && decoder && joiner && has('tokens.txt')) return detectTransducer(base, { encoder, decoder, joiner })
   if (encoder && decoder && has('tokens.txt')) {
     const vocoder = find(/vocos.*\.onnx$|^vocoder.*\.onnx$/)
     // The runtime ends its process when a ZipVoice model has no lexicon, so it must be there before loading.

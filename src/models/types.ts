@@ -1,7 +1,7 @@
 import type { AsrLoadConfig, TtsLoadConfig, VadLoadConfig } from '../engines/neural/protocol.js'
 
 /** Model families Parla recognises by their published layouts (docs/models.md). */
-export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'whisper-ggml' | 'silero-vad'
+export type ModelFamily = 'piper' | 'vits' | 'kokoro' | 'zipvoice' | 'whisper' | 'moonshine' | 'nemo-ctc' | 'streaming-transducer' | 'whisper-ggml' | 'silero-vad'
 
 /** One model package found in `modelsDir`: a folder (or a single file) as its project publishes it. */
 export interface ModelPackage {

@@ -1,6 +1,7 @@
 import sherpa from 'sherpa-onnx-node'
 import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
 import { createVadHandlers, type VadRuntime } from './host-vad.js'
+import { dropOnline, feedOnline, loadOnline, type OnlineRuntime } from './host-online.js'
 
 /**
  * The neural host process: loads models into sherpa-onnx and runs them with its async API (inference on
@@ -21,7 +22,7 @@ interface Recognizer {
 /** A loaded recognizer, the configuration it was made with, and the Whisper language it is set to now. */
 interface LoadedRecognizer { readonly recognizer: Recognizer; readonly config: RecognizerConfig; language: string }
 interface RecognizerConfig { readonly modelConfig: Record<string, unknown> & { readonly whisper?: Record<string, string> }; readonly featConfig: unknown }
-interface Sherpa { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; OfflineRecognizer: { createAsync(config: unknown): Promise<Recognizer> } }
+interface Sherpa extends OnlineRuntime { OfflineTts: { createAsync(config: unknown): Promise<Tts> }; OfflineRecognizer: { createAsync(config: unknown): Promise<Recognizer> } }
 
 const runtime = sherpa as unknown as Sherpa
 const models = new Map<string, Tts>()
@@ -87,7 +88,8 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
 
 async function loadAsr(key: string, config: AsrLoadConfig, threads: number): Promise<void> {
   try {
-    if (!recognizers.has(key)) {
+    if (config.online) loadOnline(runtime, key, config, threads)
+    else if (!recognizers.has(key)) {
       const full: RecognizerConfig = {
         modelConfig: { ...config.model, tokens: config.tokens, numThreads: threads, provider: 'cpu', debug: 0 },
         featConfig: { sampleRate: 16_000, featureDim: 80 },
@@ -130,6 +132,8 @@ process.on('message', (m: ToHost) => {
   else if (m.t === 'vad-open') vad.open(m)
   else if (m.t === 'vad-audio') vad.audio(m)
   else if (m.t === 'vad-close') vad.close(m)
+  else if (m.t === 'stream-feed') feedOnline(m, send)
+  else if (m.t === 'stream-drop') dropOnline(m.id)
 })
 // The parent went away: nothing left to serve.
 process.on('disconnect', () => process.exit(0))

@@ -151,6 +151,46 @@ export class NeuralHost {
     return { result, settled }
   }
 
+  /** An id for a live utterance of an online model: its feeds carry it, `dropStream` forgets it. */
+  newStreamId(): number {
+    return this.#nextId++
+  }
+
+  /**
+   * Feeds live utterance `id` (opened by its first feed) and answers its text so far; `last` ends it and
+   * answers all of it. Feeds of one utterance go one at a time. An abort rejects at once; the process finishes
+   * the feed it has (a few hundred ms of audio at most) before it reads the next message.
+   */
+  feedStream(key: string, id: number, samples: Float32Array, last: boolean, signal?: AbortSignal): Promise<AsrRawResult> {
+    return new Promise<AsrRawResult>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal))
+      const onAbort = () => { done(); reject(abortReason(signal!)) }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const done = () => { signal?.removeEventListener('abort', onAbort); this.#calls.delete(id) }
+      this.#calls.set(id, {
+        push: (m) => {
+          if (m.t === 'stream-result') resolve(m.result)
+          else if (m.t === 'failed') reject(new SpeechError('engine_failed', `[neural] live recognition failed: ${m.message}`))
+          else return
+          done()
+        },
+        fail: (err) => { done(); reject(err) },
+      })
+      try {
+        this.#send({ t: 'stream-feed', id, key: `asr:${key}`, samples, last })
+      } catch (err) {
+        done()
+        reject(err)
+      }
+    })
+  }
+
+  /** Forgets live utterance `id` in the process (its caller dropped it); nothing when the process has ended. */
+  dropStream(id: number): void {
+    this.#calls.delete(id)
+    if (this.alive) this.#child.send({ t: 'stream-drop', id } satisfies ToHost)
+  }
+
   #load(key: string, message: ToHost): Promise<LoadedModel> {
     let loading = this.#loads.get(key)
     if (!loading) {

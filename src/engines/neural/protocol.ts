@@ -9,10 +9,12 @@ export interface TtsLoadConfig {
   readonly zipvoice?: { readonly encoder: string; readonly decoder: string; readonly vocoder: string; readonly tokens: string; readonly dataDir?: string; readonly lexicon?: string }
 }
 
-/** sherpa-onnx `OfflineRecognizer` model fields for one ASR family (file paths). */
+/** sherpa-onnx recognizer model fields for one ASR family (file paths). */
 export interface AsrLoadConfig {
   readonly model: Readonly<Record<string, Readonly<Record<string, string>>>>
   readonly tokens: string
+  /** A streaming model, run by the runtime's `OnlineRecognizer` (`model` holds its `OnlineModelConfig` fields). */
+  readonly online?: boolean
 }
 
 /** A Silero VAD model file (sherpa-onnx's `VadModelConfig.sileroVad.model`). */
@@ -43,6 +45,10 @@ export type ToHost =
   /** 16 kHz samples of a stream; answered by `vad-flags` with the same id. */
   | { readonly t: 'vad-audio'; readonly id: number; readonly stream: number; readonly samples: Float32Array }
   | { readonly t: 'vad-close'; readonly stream: number }
+  /** More audio for live utterance `id` of an online model (opened by its first feed); `last` ends it. */
+  | { readonly t: 'stream-feed'; readonly id: number; readonly key: string; readonly samples: Float32Array; readonly last: boolean }
+  /** Forgets live utterance `id` (dropped by its caller). */
+  | { readonly t: 'stream-drop'; readonly id: number }
 
 export type FromHost =
   | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
@@ -53,3 +59,5 @@ export type FromHost =
   | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }
   /** One flag per VAD window the samples completed: speech or not. */
   | { readonly t: 'vad-flags'; readonly id: number; readonly flags: readonly boolean[] }
+  /** Live utterance `id` decoded so far (or, after its `last` feed, all of it). */
+  | { readonly t: 'stream-result'; readonly id: number; readonly result: AsrRawResult }

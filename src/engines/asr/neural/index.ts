@@ -4,10 +4,12 @@ import { SpeechError } from '../../../errors.js'
 import type { Logger } from '../../../logger.js'
 import { OnDemandPool } from '../../neural/on-demand-pool.js'
 import { NeuralHost } from '../../neural/host.js'
-import type { AsrLoadConfig, AsrRawResult } from '../../neural/protocol.js'
+import type { AsrLoadConfig } from '../../neural/protocol.js'
 import { CACHE_DIR } from '../../../models/detect.js'
 import type { ModelPackage } from '../../../models/types.js'
 import type { AsrEngine, Recognition, RecognizedWord } from '../types.js'
+import { openOnlineStream, transcribeOnline, type OnlineHosts } from './online.js'
+import { toWords } from './words.js'
 import { fromHexTokens, writeHexTokens } from './byte-tokens.js'
 import { runtimeReason, type ModelChecks } from '../../neural/model-checks.js'
 import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
@@ -16,7 +18,8 @@ import { diedError, diedTooOften, PackageDeaths } from '../../neural/deaths.js'
  * An ASR model package (Whisper, Moonshine, NeMo CTC, … as sherpa-onnx publishes them) as an `AsrEngine`,
  * run in neural host processes like the TTS models. Languages follow the model: a multilingual Whisper takes
  * the codes its metadata lists, detects when given `auto`, and reports what it heard; others take what their
- * package says. Whisper writes its own text (casing, punctuation), which is returned as it is.
+ * package says. Whisper writes its own text (casing, punctuation), which is returned as it is. Streaming models
+ * (online transducers) also decode live utterances (`openStream`) as their audio arrives.
  */
 export interface NeuralAsrOptions {
   readonly processes: number
@@ -66,36 +69,66 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
       '[neural] stopped the idle ASR processes and their model; the next transcription starts them again'),
   })
 
+  /** The model's code for a requested language ('' to detect); never one the model lacks (the runtime ends its process on one). */
+  const languageOf = (requested: string): string => {
+    const code = requested.toLowerCase()
+    const base = code.split(/[-_]/)[0]!
+    const language = code === 'auto' && detects ? '' : languages.find((l) => l === code) ?? languages.find((l) => l === base)
+    if (language === undefined) {
+      throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${requested}'; use one of: ${languages.join(', ')}`)
+    }
+    return language
+  }
+  const free = (host: NeuralHost) => (host.alive ? hosts.release(host) : hosts.discard(host))
+  /** A process with the model loaded, once the package's check has passed; the caller releases it. */
+  const loadedHost = async (signal?: AbortSignal, deadline?: number): Promise<NeuralHost> => {
+    const verdict = await checks?.awaitVerdict(pkg.id, stamp, signal)
+    if (verdict && !verdict.ok) throw refused(verdict.reason)
+    const loadConfig = await config()
+    const host = await hosts.acquire(signal, deadline)
+    try {
+      await host.loadAsr(pkg.id, loadConfig, options.threads)
+    } catch (err) {
+      free(host)
+      if (!host.alive) throw await died(host)
+      const reason = runtimeReason(err)
+      if (stamp !== undefined) await checks?.record(pkg.id, stamp, { ok: false, reason })
+      throw refused(reason)
+    }
+    return host
+  }
+  const capabilities = { languages, sampleRate: 16_000, maxUtteranceSeconds: whisper ? 28 : 60, parallelism: options.processes, ...(detects && { detectsLanguage: true }) }
+  const close = () => hosts.close()
+
+  if (pkg.asr.online) {
+    // A streaming model: live utterances decode as their audio comes; a whole recording is one utterance.
+    const online: OnlineHosts = { acquire: loadedHost, free, died }
+    return {
+      id: `neural-${pkg.id}`,
+      capabilities,
+      async transcribe(samples, callOptions) {
+        languageOf(callOptions.language)
+        const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)
+        return transcribeOnline(pkg.id, online, floats, callOptions)
+      },
+      async openStream(first, callOptions) {
+        languageOf(callOptions.language)
+        return openOnlineStream(pkg.id, online, first, callOptions)
+      },
+      close,
+    }
+  }
+
   return {
     id: `neural-${pkg.id}`,
-    capabilities: { languages, sampleRate: 16_000, maxUtteranceSeconds: whisper ? 28 : 60, parallelism: options.processes, ...(detects && { detectsLanguage: true }) },
+    capabilities,
     async transcribe(samples, callOptions) {
-      const code = callOptions.language.toLowerCase()
-      const base = code.split(/[-_]/)[0]!
-      const auto = code === 'auto' && detects
-      // Never a code the model lacks: the runtime ends its process on one.
-      const language = auto ? '' : languages.find((l) => l === code) ?? languages.find((l) => l === base)
-      if (language === undefined) {
-        throw new SpeechError('bad_request', `[neural] ${pkg.id} does not recognise language '${callOptions.language}'; use one of: ${languages.join(', ')}`)
-      }
-      const verdict = await checks?.awaitVerdict(pkg.id, stamp, callOptions.signal)
-      if (verdict && !verdict.ok) throw refused(verdict.reason)
-      const loadConfig = await config()
-      const host = await hosts.acquire(callOptions.signal, callOptions.deadline)
-      try {
-        await host.loadAsr(pkg.id, loadConfig, options.threads)
-      } catch (err) {
-        if (host.alive) hosts.release(host)
-        else hosts.discard(host)
-        if (!host.alive) throw await died(host)
-        const reason = runtimeReason(err)
-        if (stamp !== undefined) await checks?.record(pkg.id, stamp, { ok: false, reason })
-        throw refused(reason)
-      }
+      const language = languageOf(callOptions.language)
+      const host = await loadedHost(callOptions.signal, callOptions.deadline)
       const floats = samples instanceof Float32Array ? samples : Float32Array.from(samples, (v) => v / 32768)
       const { result, settled } = host.transcribe(pkg.id, floats, 16_000, callOptions.signal, detects ? language : undefined)
       // The process is busy until the runtime answers, even when the caller has gone.
-      void settled.then(() => (host.alive ? hosts.release(host) : hosts.discard(host)))
+      void settled.then(() => free(host))
       const raw = await result.catch(async (err: unknown) => {
         throw host.alive ? err : await died(host)
       })
@@ -108,9 +141,7 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
       })
       return words
     },
-    async close() {
-      await hosts.close()
-    },
+    close,
   }
 }
 
@@ -124,25 +155,6 @@ async function hexTokens(pkg: ModelPackage, asr: AsrLoadConfig): Promise<AsrLoad
     return fallback
   })
   return { ...asr, tokens: target }
-}
-
-/** Tokens with their start times → words: a token starting with a space or `▁` starts a word. */
-export function toWords(raw: AsrRawResult, seconds: number): RecognizedWord[] {
-  const words: { word: string; start: number }[] = []
-  raw.tokens.forEach((token, i) => {
-    const start = raw.timestamps[i] ?? 0
-    const fresh = /^[\s▁]/.test(token) || words.length === 0
-    const text = token.replace(/^[\s▁]+/, '')
-    if (fresh) words.push({ word: text, start })
-    else words[words.length - 1]!.word += text
-  })
-  return words.filter((w) => w.word !== '').map((w, i, all) => ({
-    word: w.word,
-    start: w.start,
-    // A word ends where the next begins (CTC gives start times only), at most a second later.
-    end: Math.min(all[i + 1]?.start ?? seconds, w.start + 1, seconds),
-    confidence: 1,
-  }))
 }
 
 /**
