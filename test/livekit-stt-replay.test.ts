@@ -42,6 +42,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The plugin's side of one socket: what it sends, at its pace, and every frame the server sends back. */
 class PluginSocket {
+  readonly ws: WebSocket
   readonly received: Received[] = []
   framesSent = 0
   /** Audio sent so far, ms: the clock of the server's audio_start_ms / audio_end_ms. */
@@ -49,7 +50,8 @@ class PluginSocket {
   closedByServer: number | undefined
   #wake = () => {}
 
-  private constructor(readonly ws: WebSocket) {
+  private constructor(ws: WebSocket) {
+    this.ws = ws
     ws.on('message', (data: Buffer, binary) => {
       this.received.push({ event: binary ? {} : JSON.parse(String(data)) as Record<string, unknown>, binary, framesSent: this.framesSent })
       this.#wake()

@@ -1,0 +1,71 @@
+// The microphone as 16-bit little-endian mono PCM at a chosen rate, in pieces of a fixed length, for a live
+// socket. An AudioWorklet taps the samples (the browser resamples the microphone to the context's rate).
+
+/** The worklet: hands every render quantum of the first input channel to the page. */
+const TAP = `registerProcessor('parla-pcm-tap', class extends AudioWorkletProcessor {
+  process(inputs) {
+    const channel = inputs[0] && inputs[0][0]
+    if (channel) this.port.postMessage(channel.slice(0))
+    return true
+  }
+})`
+
+export interface MicPcm {
+  readonly rate: number
+  /** Stops the microphone; the samples not yet handed out come back as the last piece (maybe empty). */
+  stop(): Promise<Uint8Array>
+}
+
+const toPcm16 = (samples: Float32Array): Uint8Array => {
+  const out = new DataView(new ArrayBuffer(samples.length * 2))
+  for (let i = 0; i < samples.length; i++) {
+    const v = Math.max(-1, Math.min(1, samples[i]!))
+    out.setInt16(i * 2, v < 0 ? v * 0x8000 : v * 0x7fff, true)
+  }
+  return new Uint8Array(out.buffer)
+}
+
+/** Starts capturing `stream`; `piece` gets each `pieceSamples` samples as PCM while it runs. */
+export async function startMicPcm(stream: MediaStream, rate: number, pieceSamples: number, piece: (pcm: Uint8Array) => void): Promise<MicPcm> {
+  const ctx = new AudioContext({ sampleRate: rate })
+  const url = URL.createObjectURL(new Blob([TAP], { type: 'text/javascript' }))
+  try {
+    await ctx.audioWorklet.addModule(url)
+  } catch (err) {
+    await ctx.close().catch(() => undefined)
+    throw err
+  } finally {
+    URL.revokeObjectURL(url)
+  }
+  const source = ctx.createMediaStreamSource(stream)
+  const tap = new AudioWorkletNode(ctx, 'parla-pcm-tap')
+  // Connected to the output through silence, so the browser keeps pulling the tap; nothing is heard.
+  const mute = ctx.createGain()
+  mute.gain.value = 0
+  source.connect(tap).connect(mute).connect(ctx.destination)
+  let pending = new Float32Array(pieceSamples)
+  let filled = 0
+  tap.port.onmessage = (event: MessageEvent<Float32Array>) => {
+    for (let data = event.data; data.length > 0;) {
+      const n = Math.min(data.length, pieceSamples - filled)
+      pending.set(data.subarray(0, n), filled)
+      filled += n
+      data = data.subarray(n)
+      if (filled === pieceSamples) {
+        piece(toPcm16(pending))
+        pending = new Float32Array(pieceSamples)
+        filled = 0
+      }
+    }
+  }
+  await ctx.resume()
+  let stopped: Promise<Uint8Array> | undefined
+  const stop = async () => {
+    tap.port.onmessage = null
+    source.disconnect()
+    stream.getTracks().forEach((t) => t.stop())
+    await ctx.close().catch(() => undefined)
+    return toPcm16(pending.subarray(0, filled))
+  }
+  return { rate: ctx.sampleRate, stop: () => (stopped ??= stop()) }
+}
