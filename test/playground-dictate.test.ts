@@ -57,9 +57,9 @@ describe('playground: Dictate', { timeout: SLOW }, () => {
 
     // The first words that settle: grey, kept from screen readers until final, while the microphone still plays.
     const first = await page.waitForFunction(() => {
-      const partial = document.querySelector('#dictate-text .partial')
-      const text = partial?.textContent.trim()
-      if (!text) return false
+      const partial = [...document.querySelectorAll('#dictate-text .partial')].find((p: any) => p.textContent.trim() !== '')
+      if (!partial) return false
+      const text = partial.textContent.trim()
       return { text, playedSec: window.__mic.frames / window.__mic.rate, color: getComputedStyle(partial).color, hidden: partial.getAttribute('aria-hidden') }
     }, undefined, { timeout: SLOW, polling: 50 })
     const partial = await first.jsonValue() as { text: string; playedSec: number; color: string; hidden: string }

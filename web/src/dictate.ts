@@ -4,10 +4,8 @@ import { getKey } from './api.js'
 import { startMicPcm, type MicPcm } from './mic-pcm.js'
 import { $, el, showError } from './ui.js'
 
-/** OpenAI's rate for realtime PCM; the browser resamples the microphone to it. */
-const RATE = 24_000
-/** 100 ms of audio per message. */
-const PIECE = RATE / 10
+/** Seconds of audio per message. */
+const PIECE_SEC = 0.1
 /** A browser cannot set headers on a WebSocket: the key rides in a subprotocol, as OpenAI's browser client sends it. */
 const KEY_PROTOCOL = 'openai-insecure-api-key.'
 
@@ -41,18 +39,21 @@ class Dictation {
   constructor(key: string, stream: MediaStream, done: () => void) {
     const url = `${location.origin.replace(/^http/, 'ws')}/v1/realtime?intent=transcription`
     this.#ws = new WebSocket(url, ['realtime', `${KEY_PROTOCOL}${key}`])
-    this.#ws.onopen = () => {
-      const language = $<HTMLSelectElement>('asr-language').value
-      const input = { format: { type: 'audio/pcm', rate: RATE }, ...(language ? { transcription: { language } } : {}), turn_detection: { type: 'server_vad' } }
-      this.#send({ type: 'session.update', session: { type: 'transcription', audio: { input } } })
-    }
     this.#ws.onmessage = (e) => this.#event(JSON.parse(String(e.data)) as ServerEvent)
-    this.#mic = startMicPcm(stream, RATE, PIECE, (pcm) => this.#append(pcm)).catch((err: Error) => {
+    this.#mic = startMicPcm(stream, PIECE_SEC, (pcm) => this.#append(pcm)).catch((err: Error) => {
       stream.getTracks().forEach((t) => t.stop())
       showError(`The page could not read the microphone: ${err.message}`)
       this.#ws.close(1000)
       return undefined
     })
+    // The session takes the microphone's own rate (Parla resamples it once).
+    this.#ws.onopen = async () => {
+      const mic = await this.#mic
+      if (!mic || this.#ws.readyState !== WebSocket.OPEN) return
+      const language = $<HTMLSelectElement>('asr-language').value
+      const input = { format: { type: 'audio/pcm', rate: mic.rate }, ...(language ? { transcription: { language } } : {}), turn_detection: { type: 'server_vad' } }
+      this.#send({ type: 'session.update', session: { type: 'transcription', audio: { input } } })
+    }
     this.#ws.onclose = async (e) => {
       const configured = this.#waiting === undefined
       await (await this.#mic)?.stop()

@@ -1,5 +1,6 @@
-// The microphone as 16-bit little-endian mono PCM at a chosen rate, in pieces of a fixed length, for a live
-// socket. An AudioWorklet taps the samples (the browser resamples the microphone to the context's rate).
+// The microphone as 16-bit little-endian mono PCM, in pieces of a fixed duration, for a live socket. An
+// AudioWorklet taps the samples at the audio device's own rate (Firefox cannot feed a microphone into a context
+// at another rate), which the server resamples once.
 
 /** The worklet: hands every render quantum of the first input channel to the page. */
 const TAP = `registerProcessor('parla-pcm-tap', class extends AudioWorkletProcessor {
@@ -25,9 +26,17 @@ const toPcm16 = (samples: Float32Array): Uint8Array => {
   return new Uint8Array(out.buffer)
 }
 
-/** Starts capturing `stream`; `piece` gets each `pieceSamples` samples as PCM while it runs. */
-export async function startMicPcm(stream: MediaStream, rate: number, pieceSamples: number, piece: (pcm: Uint8Array) => void): Promise<MicPcm> {
-  const ctx = new AudioContext({ sampleRate: rate })
+/** The highest rate Parla's live sockets take. */
+const MAX_RATE = 48_000
+
+/** Starts capturing `stream`; `piece` gets each `pieceSec` of audio as PCM while it runs. */
+export async function startMicPcm(stream: MediaStream, pieceSec: number, piece: (pcm: Uint8Array) => void): Promise<MicPcm> {
+  let ctx = new AudioContext()
+  if (ctx.sampleRate > MAX_RATE) {
+    await ctx.close()
+    ctx = new AudioContext({ sampleRate: MAX_RATE })
+  }
+  const pieceSamples = Math.round(ctx.sampleRate * pieceSec)
   const url = URL.createObjectURL(new Blob([TAP], { type: 'text/javascript' }))
   try {
     await ctx.audioWorklet.addModule(url)
