@@ -71,17 +71,17 @@ class PluginSocket {
 
   /**
    * One speech stream's audio at real time: a pause, the recording, the microphone's silence, each 50 ms
-   * frame when its time comes; `atMs(ms)` runs when the stream's audio has reached `ms`. Returns the stream's
-   * start and its speaker's end (ms on the socket's clock) and the frame count at the speaker's end.
+   * frame when its time comes; `also.send` goes out once the stream's audio has reached `also.ms`. Returns
+   * the stream's start and its speaker's end (ms on the socket's clock) and the frame count at the speaker's end.
    */
-  async stream(name: string, atMs?: { ms: number; send: string }) {
+  async stream(name: string, also?: { ms: number; send: string }) {
     const speech = recording(name)
     const samples = concatSamples([new Float32Array(LEAD_SEC * 16000), speech, new Float32Array(Math.round(TAIL_SEC * 16000))])
     const pieces = frames(new Uint8Array(float32ToInt16(resampleAll(samples, 16000, SAMPLE_RATE)).buffer))
     expect(pieces.at(-1)!.length).toBeLessThan(FRAME_BYTES)
     const speechMs = (LEAD_SEC + speech.length / 16000) * 1000
     const at = { startMs: this.sentMs, speechEndMs: this.sentMs + speechMs, speechEndFrame: this.framesSent + Math.ceil(speechMs / FRAME_MS) }
-    let pending = atMs
+    let pending = also
     const start = performance.now()
     for (const [n, piece] of pieces.entries()) {
       this.ws.send(append(piece))
@@ -195,8 +195,8 @@ describe('LiveKit OpenAI STT plugin (replayed)', { timeout: 120_000 }, () => {
       const heard = transcripts.join(' ')
       expect(wer(stream.truth, heard).wer, heard).toBeLessThanOrEqual(stream.maxWer)
     }
-    p.ws.close(1000)
     p.expectNothingFatal()
+    p.ws.close(1000)
     // Interim transcripts while the person is still speaking: a delta before the first speaker stopped.
     const firstDelta = p.received.find((r) => r.event.type === DELTA && r.event.delta !== '')
     expect(firstDelta).toBeDefined()
@@ -210,8 +210,8 @@ describe('LiveKit OpenAI STT plugin (replayed)', { timeout: 120_000 }, () => {
     // The commit goes out when the plugin's VAD has heard the speaker's silence; frames keep coming after it.
     await p.stream(GO.file, { ms: speechMs + VAD_SILENCE_MS, send: COMMIT })
     await p.until(0, (events) => events.some((e) => e.type === COMPLETED || e.type === 'error'))
-    p.ws.close(1000)
     p.expectNothingFatal()
+    p.ws.close(1000)
     const events = p.received.map((r) => r.event)
     // As OpenAI's realtime-only models: the server detects no turns of its own, the client's commit ends one.
     expect(events.filter((e) => String(e.type).startsWith('input_audio_buffer.speech_'))).toEqual([])
