@@ -152,27 +152,28 @@ class Dictation {
 export function initDictate(): void {
   const button = $<HTMLButtonElement>('dictate-go')
   let current: Dictation | undefined
+  let asking = false
   const idle = () => {
     current = undefined
-    button.disabled = false
     button.textContent = 'Dictate'
     button.setAttribute('aria-pressed', 'false')
   }
   button.addEventListener('click', async () => {
-    if (current) {
-      button.disabled = true
-      await current.stop()
-      return
-    }
+    // Stop while finishing, or a second press while the browser asks for the microphone, changes nothing.
+    if (current) return current.stop()
+    if (asking) return
     showError('')
     const key = getKey()
     if (!key) return showError('Enter your API key in the "API key" box at the top first.')
     if (!navigator.mediaDevices?.getUserMedia) return showError('This browser cannot use the microphone here. It needs https or http://127.0.0.1.')
     let stream: MediaStream
+    asking = true
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: true })
     } catch {
       return showError('The microphone is not available: allow this page to use it in the browser.')
+    } finally {
+      asking = false
     }
     $('dictate-text').replaceChildren()
     current = new Dictation(key, stream, idle)
