@@ -206,9 +206,9 @@ describe('LiveKit OpenAI STT plugin (replayed)', { timeout: 120_000 }, () => {
   it(`${REALTIME_ONLY_MODEL}: no server VAD, the plugin's own VAD commits the turn and gets its transcript`, async () => {
     const p = await PluginSocket.connect(url, REALTIME_ONLY_MODEL, s.asAlice)
     p.ws.send(sessionUpdate(REALTIME_ONLY_MODEL))
-    const speechMs = (LEAD_SEC + recording(GO.file).length / 16000) * 1000
+    const speechMs = (LEAD_SEC + recording(LIBRIVOX.file).length / 16000) * 1000
     // The commit goes out when the plugin's VAD has heard the speaker's silence; frames keep coming after it.
-    await p.stream(GO.file, { ms: speechMs + VAD_SILENCE_MS, send: COMMIT })
+    await p.stream(LIBRIVOX.file, { ms: speechMs + VAD_SILENCE_MS, send: COMMIT })
     await p.until(0, (events) => events.some((e) => e.type === COMPLETED || e.type === 'error'))
     p.expectNothingFatal()
     p.ws.close(1000)
@@ -218,6 +218,6 @@ describe('LiveKit OpenAI STT plugin (replayed)', { timeout: 120_000 }, () => {
     const completed = events.find((e) => e.type === COMPLETED)!
     expectCompletedAsRead(completed)
     interimText(events, completed.item_id)
-    expect(wer(GO.truth, completed.transcript as string).wer, completed.transcript as string).toBeLessThanOrEqual(GO.maxWer)
+    expect(wer(LIBRIVOX.truth, completed.transcript as string).wer, completed.transcript as string).toBeLessThanOrEqual(LIBRIVOX.maxWer)
   })
 })
