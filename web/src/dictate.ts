@@ -169,7 +169,9 @@ export function initDictate(): void {
     let stream: MediaStream
     asking = true
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: true })
+      // The recogniser wants the voice as the microphone hears it: the browser's gain control clips it when
+      // it boosts, and its noise suppression eats the quiet ends of words.
+      stream = await navigator.mediaDevices.getUserMedia({ audio: { autoGainControl: false, noiseSuppression: false, echoCancellation: false } })
     } catch {
       return showError('The microphone is not available: allow this page to use it in the browser.')
     } finally {

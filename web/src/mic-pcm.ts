@@ -1,6 +1,6 @@
 // The microphone as 16-bit little-endian mono PCM, in pieces of a fixed duration, for a live socket. An
-// AudioWorklet taps the samples at the audio device's own rate (Firefox cannot feed a microphone into a context
-// at another rate), which the server resamples once.
+// AudioWorklet taps the samples at 24 kHz (OpenAI's realtime rate; the browser resamples the microphone), or at
+// the device's own rate where the browser cannot (Firefox refuses a microphone in a context at another rate).
 
 /** The worklet: hands every render quantum of the first input channel to the page. */
 const TAP = `registerProcessor('parla-pcm-tap', class extends AudioWorkletProcessor {
@@ -26,16 +26,31 @@ const toPcm16 = (samples: Float32Array): Uint8Array => {
   return new Uint8Array(out.buffer)
 }
 
-/** The highest rate Parla's live sockets take. */
+/** The rate asked for first; the highest rate Parla's live sockets take. */
+const PREFERRED_RATE = 24_000
 const MAX_RATE = 48_000
+
+/** An AudioContext at `rate` with the microphone plugged in, or undefined if the browser refuses the pair. */
+async function contextAt(stream: MediaStream, rate?: number): Promise<{ ctx: AudioContext; source: MediaStreamAudioSourceNode } | undefined> {
+  const ctx = new AudioContext(rate ? { sampleRate: rate } : {})
+  try {
+    return { ctx, source: ctx.createMediaStreamSource(stream) }
+  } catch {
+    await ctx.close().catch(() => undefined)
+    return undefined
+  }
+}
 
 /** Starts capturing `stream`; `piece` gets each `pieceSec` of audio as PCM while it runs. */
 export async function startMicPcm(stream: MediaStream, pieceSec: number, piece: (pcm: Uint8Array) => void): Promise<MicPcm> {
-  let ctx = new AudioContext()
-  if (ctx.sampleRate > MAX_RATE) {
-    await ctx.close()
-    ctx = new AudioContext({ sampleRate: MAX_RATE })
+  let plugged = await contextAt(stream, PREFERRED_RATE)
+  plugged ??= await contextAt(stream)
+  if (plugged && plugged.ctx.sampleRate > MAX_RATE) {
+    await plugged.ctx.close()
+    plugged = await contextAt(stream, MAX_RATE)
   }
+  if (!plugged) throw new Error('the browser cannot read the microphone at a rate Parla takes')
+  const { ctx, source } = plugged
   const pieceSamples = Math.round(ctx.sampleRate * pieceSec)
   const url = URL.createObjectURL(new Blob([TAP], { type: 'text/javascript' }))
   try {
@@ -46,7 +61,6 @@ export async function startMicPcm(stream: MediaStream, pieceSec: number, piece: 
   } finally {
     URL.revokeObjectURL(url)
   }
-  const source = ctx.createMediaStreamSource(stream)
   const tap = new AudioWorkletNode(ctx, 'parla-pcm-tap')
   // Connected to the output through silence, so the browser keeps pulling the tap; nothing is heard.
   const mute = ctx.createGain()
