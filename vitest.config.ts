@@ -25,6 +25,7 @@ export const ACCEPTANCE_FILES = [
   // `parla models catalog` / `pull <name>` against a local mirror, a real server start and the CLI.
   'test/models-catalog.test.ts',
   'test/playground-hint.test.ts',
+  'test/playground-dictate.test.ts',
   // Kokoro packages built from the upstream code, through every surface, and their broken variants.
   'test/kokoro.test.ts',
   'test/kokoro-surfaces.test.ts',
@@ -37,6 +38,7 @@ export const ACCEPTANCE_FILES = [
   'test/live-sdk.test.ts',
   'test/clients-live.test.ts',
   'test/openai-realtime-sdk.test.ts',
+  'test/livekit-stt-replay.test.ts',
   'test/clone-references.test.ts',
   // Real `parla serve` processes stopped by signals, with their log's reader present, gone or stuck.
   'test/shutdown.test.ts',

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import websocket from '@fastify/websocket'
 import type { WebSocket } from 'ws'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
-import { installAuth } from './api/auth.js'
+import { installAuth, selectSubprotocol } from './api/auth.js'
 import { registerBodyParsers } from './api/body-parsers.js'
 import { fishErrorHandler } from './api/error-wire.js'
 import { explainOversizedMessages, websocketErrorHandler } from './api/websocket-close.js'
@@ -60,7 +60,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   installRequestMetrics(app, deps.metrics)
   await registerBodyParsers(app, deps.config)
   await app.register(websocket, {
-    options: { maxPayload: deps.config.maxBodyBytes },
+    options: { maxPayload: deps.config.maxBodyBytes, handleProtocols: selectSubprotocol },
     errorHandler: websocketErrorHandler,
     // On close, stop taking sockets but leave open ones to `liveRoutes`, which lets them finish.
     preClose(done) {

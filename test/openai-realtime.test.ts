@@ -175,4 +175,29 @@ describe('OpenAI Realtime transcription', () => {
     expect(other.status).toBe(400)
     expect(JSON.parse(other.body)).toMatchObject({ error: { param: 'intent' } })
   })
+
+  it("takes the key from a browser's subprotocols, as OpenAI's browser client sends it, and never echoes it", async () => {
+    type Opened = { ws: WebSocket; chosen: string | undefined; first: Promise<ServerEvent> } | { status: number }
+    const open = (protocols: string[]) => new Promise<Opened>((resolve) => {
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/realtime?intent=transcription`, protocols)
+      // Listening from the start: session.created may come with the upgrade's answer.
+      const first = new Promise<ServerEvent>((r) => ws.once('message', (d: Buffer) => r(JSON.parse(String(d)) as ServerEvent)))
+      let chosen: string | undefined
+      ws.once('upgrade', (res) => (chosen = res.headers['sec-websocket-protocol']))
+      ws.once('open', () => resolve({ ws, chosen, first }))
+      ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }))
+      // A client that offered only the key gets no subprotocol back, which ws refuses: still not echoed.
+      ws.once('error', () => resolve({ ws, chosen, first }))
+    })
+    const browser = await open(['realtime', `openai-insecure-api-key.${s.alice}`])
+    if (!('ws' in browser)) throw new Error(`refused with ${browser.status}`)
+    expect(browser.chosen).toBe('realtime')
+    expect((await browser.first).type).toBe('session.created')
+    browser.ws.close()
+    const onlyKey = await open([`openai-insecure-api-key.${s.alice}`])
+    if (!('ws' in onlyKey)) throw new Error(`refused with ${onlyKey.status}`)
+    expect(onlyKey.chosen).toBeUndefined()
+    onlyKey.ws.terminate()
+    expect(await open(['realtime', 'openai-insecure-api-key.parla_nope'])).toEqual({ status: 401 })
+  })
 })

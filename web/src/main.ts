@@ -1,6 +1,7 @@
 // The playground's entry: the API key, the tabs, and each panel.
 import { getKey, setKey } from './api.js'
 import { initClone } from './clone.js'
+import { initDictate } from './dictate.js'
 import { initSpeak } from './speak.js'
 import { initTranscribe } from './transcribe.js'
 import { $, guard } from './ui.js'
@@ -55,5 +56,6 @@ initTabs()
 initSpeak()
 initClone()
 initTranscribe()
+initDictate()
 initVoices()
 initKey()

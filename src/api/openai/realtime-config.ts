@@ -12,9 +12,21 @@ export interface RealtimeConfig {
   readonly noiseReduction: unknown
 }
 
-/** OpenAI's default for a transcription session: 24 kHz PCM, server VAD. */
+/**
+ * Models OpenAI serves without server-side turn detection: the client commits each turn (LiveKit's plugin
+ * does so when its own VAD hears the speaker stop). A commit must then always find the audio since the last
+ * one, so Parla's server VAD is off for them unless `turn_detection` asks for it.
+ */
+const CLIENT_COMMITTED = ['gpt-realtime-whisper', 'gpt-live-transcribe']
+const clientCommits = (model: string) => CLIENT_COMMITTED.some((m) => model.startsWith(m))
+
+/** OpenAI's default for a transcription session: 24 kHz PCM, server VAD (none for client-committed models). */
 export const defaultConfig = (model: string): RealtimeConfig =>
-  ({ rate: 24_000, model, language: undefined, turns: DEFAULT_TURN, noiseReduction: null })
+  ({ rate: 24_000, model, language: undefined, turns: clientCommits(model) ? null : DEFAULT_TURN, noiseReduction: null })
+
+/** The turn detection a session keeps when an update leaves `turn_detection` out. */
+const keptTurns = (config: RealtimeConfig, model: string): RealtimeConfig['turns'] =>
+  model !== config.model && clientCommits(model) ? null : config.turns
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -82,10 +94,11 @@ export function applySessionUpdate(session: unknown, config: RealtimeConfig): Re
   if (!isObject(audio)) throw bad('session.audio', 'session.audio must be an object')
   const input = audio.input === undefined ? {} : audio.input
   if (!isObject(input)) throw bad('session.audio.input', 'session.audio.input must be an object')
+  const transcription = transcriptionFrom(input.transcription, 'session.audio.input.transcription', config)
   return {
     rate: formatRate(input.format, 'session.audio.input.format', config.rate),
-    ...transcriptionFrom(input.transcription, 'session.audio.input.transcription', config),
-    turns: turnsFrom(input.turn_detection, 'session.audio.input.turn_detection', config.turns),
+    ...transcription,
+    turns: turnsFrom(input.turn_detection, 'session.audio.input.turn_detection', keptTurns(config, transcription.model)),
     noiseReduction: input.noise_reduction === undefined ? config.noiseReduction : input.noise_reduction,
   }
 }
@@ -97,10 +110,11 @@ export function applyBetaSessionUpdate(session: unknown, config: RealtimeConfig)
   if (format !== undefined && format !== 'pcm16') {
     throw bad('session.input_audio_format', `session.input_audio_format ${JSON.stringify(format)} is not supported; send 'pcm16'`)
   }
+  const transcription = transcriptionFrom(session.input_audio_transcription, 'session.input_audio_transcription', config)
   return {
     rate: format === 'pcm16' ? 24_000 : config.rate,
-    ...transcriptionFrom(session.input_audio_transcription, 'session.input_audio_transcription', config),
-    turns: turnsFrom(session.turn_detection, 'session.turn_detection', config.turns),
+    ...transcription,
+    turns: turnsFrom(session.turn_detection, 'session.turn_detection', keptTurns(config, transcription.model)),
     noiseReduction: session.input_audio_noise_reduction === undefined ? config.noiseReduction : session.input_audio_noise_reduction,
   }
 }

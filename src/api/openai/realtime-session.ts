@@ -32,6 +32,8 @@ export class RealtimeSession {
   #chargedSec = 0
   #idle: NodeJS.Timeout | undefined
   #previousItem: string | null = null
+  /** Items numbered per socket: a later session.update starts a new live session, whose turns count from 1 again. */
+  #items = 0
 
   constructor(socket: WebSocket, deps: Deps, model: string, log: FastifyBaseLogger, ticket?: QuotaTicket) {
     this.#socket = socket
@@ -126,7 +128,8 @@ export class RealtimeSession {
     this.#endLive()
     this.#config = config
     this.#live = live
-    void this.#forward(live)
+    // Audio times count from the socket's first audio, as OpenAI's do, across session updates.
+    void this.#forward(live, this.#chargedSec)
     this.#send(beta
       ? { type: 'transcription_session.updated', session: describeBetaSession(this.#id, config) }
       : { type: 'session.updated', session: describeSession(this.#id, config) })
@@ -139,24 +142,32 @@ export class RealtimeSession {
     this.#live = undefined
   }
 
-  async #forward(live: LiveSession): Promise<void> {
+  async #forward(live: LiveSession, offsetSec: number): Promise<void> {
+    const items = new Map<string, string>()
+    const item = (turn: string) => {
+      let id = items.get(turn)
+      if (id === undefined) items.set(turn, (id = `item_${String(++this.#items).padStart(4, '0')}`))
+      return { item_id: id }
+    }
+    const ms = (sec: number) => Math.round((offsetSec + sec) * 1000)
     for await (const event of live.events()) {
       if (live !== this.#live) continue
-      this.#event(event)
+      this.#event(event, item, ms)
     }
   }
 
-  #event(e: LiveEvent): void {
-    const item = (turn: string) => ({ item_id: turn })
+  #event(e: LiveEvent, item: (turn: string) => { item_id: string }, ms: (sec: number) => number): void {
     switch (e.type) {
       case 'speech_started':
-        return this.#send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(e.atSec * 1000), ...item(e.turn) })
+        return this.#send({ type: 'input_audio_buffer.speech_started', audio_start_ms: ms(e.atSec), ...item(e.turn) })
       case 'speech_stopped':
-        return this.#send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(e.atSec * 1000), ...item(e.turn) })
-      case 'committed':
-        this.#send({ type: 'input_audio_buffer.committed', previous_item_id: this.#previousItem, ...item(e.turn) })
-        this.#previousItem = e.turn
+        return this.#send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: ms(e.atSec), ...item(e.turn) })
+      case 'committed': {
+        const committed = item(e.turn)
+        this.#send({ type: 'input_audio_buffer.committed', previous_item_id: this.#previousItem, ...committed })
+        this.#previousItem = committed.item_id
         return
+      }
       case 'partial':
         if (e.delta === '') return
         return this.#send({ type: 'conversation.item.input_audio_transcription.delta', ...item(e.turn), content_index: 0, delta: e.delta })
