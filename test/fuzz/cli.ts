@@ -1,5 +1,5 @@
 /**
- * Long fuzzing runs: `npm run fuzz -- --runs N [--seed S] [--only <name part>]`. Runs every property of every
+ * Long fuzzing runs: `npm run fuzz -- --runs N [--seed S] [--only <name part>[,<name part>…]]`. Runs every property of every
  * surface N times against one in-memory server, then checks normal service and leftovers; prints a summary
  * line per property and a Markdown row for docs/benchmarks.md. A failure prints the seed, path and shrunk
  * counterexample (replay: same --seed, or PARLA_FUZZ_SEED with the test suite) and exits 1.
@@ -21,7 +21,9 @@ await s.listen()
 const began = performance.now()
 let failed = false
 let cases = 0
-for (const p of allProperties().filter((q) => !values.only || q.name.includes(values.only))) {
+// `--only a,b`: the properties whose names contain any of the parts, in their usual order.
+const only = values.only?.split(',')
+for (const p of allProperties().filter((q) => !only || only.some((part) => q.name.includes(part)))) {
   const from = performance.now()
   const result = await fc.check(p.property(s), { numRuns: runs, seed })
   const after = await p.after?.(s).then(() => undefined, (err: unknown) => err)
@@ -33,7 +35,9 @@ for (const p of allProperties().filter((q) => !values.only || q.name.includes(va
   const sec = ((performance.now() - from) / 1000).toFixed(1)
   if (result.failed) {
     failed = true
-    process.stdout.write(`FAIL ${p.name} after ${result.numRuns} cases (${sec} s)\n${fc.defaultReportMessage(result)}\n`)
+    // The report names the counterexample; the error says what the oracle saw in the answer.
+    const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance)
+    process.stdout.write(`FAIL ${p.name} after ${result.numRuns} cases (${sec} s)\n${fc.defaultReportMessage(result)}\nError: ${error}\n`)
   } else process.stdout.write(`ok   ${p.name}: ${result.numRuns} cases, ${sec} s\n`)
   await checkStillServing(s)
 }

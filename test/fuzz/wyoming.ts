@@ -19,7 +19,7 @@ interface ServerEvent {
   payload?: Buffer
 }
 
-const SERVER_TYPES = new Set(['info', 'pong', 'audio-start', 'audio-chunk', 'audio-stop', 'synthesize-stopped', 'transcript', 'error'])
+const SERVER_TYPES = new Set(['info', 'pong', 'audio-start', 'audio-chunk', 'audio-stop', 'synthesize-stopped', 'transcript-start', 'transcript-chunk', 'transcript-stop', 'transcript', 'error'])
 
 /** One Wyoming server per fuzzed Parla, started on first use and closed by `after`. */
 const servers = new WeakMap<TestServer, Promise<WyomingServer>>()
@@ -138,6 +138,7 @@ function checkEvent(e: ServerEvent): void {
   }
   if (e.type === 'audio-chunk') check(e.payload !== undefined && e.payload.length % 2 === 0 && e.data.rate === 22050 && e.data.width === 2, 'an audio-chunk without 16-bit audio', e.data)
   if (e.type === 'transcript') check(typeof e.data.text === 'string', 'a transcript without text', e.data)
+  if (e.type === 'transcript-chunk') check(typeof e.data.text === 'string' && e.data.text !== '', 'a transcript-chunk without text', e.data)
 }
 
 /** Waits until the server has no connection open (the client closed), up to `ms`. */
