@@ -19,7 +19,7 @@ interface ServerEvent {
   payload?: Buffer
 }
 
-const SERVER_TYPES = new Set(['info', 'pong', 'audio-start', 'audio-chunk', 'audio-stop', 'synthesize-stopped', 'transcript', 'error'])
+const SERVER_TYPES = new Set(['info', 'pong', 'audio-start', 'audio-chunk', 'audio-stop', 'synthesize-stopped', 'transcript-start', 'transcript-chunk', 'transcript-stop', 'transcript', 'error'])
 
 /** One Wyoming server per fuzzed Parla, started on first use and closed by `after`. */
 const servers = new WeakMap<TestServer, Promise<WyomingServer>>()

@@ -17,6 +17,11 @@ export interface LiveRequest {
   readonly turns: TurnSettings | null
   readonly idleMs?: number
   readonly maxBacklogSec?: number
+  /**
+   * A place in the recognition line the caller already holds for the whole session (see `reserve`): its
+   * turns wait for it instead of taking places of their own.
+   */
+  readonly place?: Promise<unknown>
 }
 
 /** Spec limits for one `/v1/asr` request. */
@@ -93,9 +98,10 @@ export function createAsrService(options: AsrServiceOptions) {
     },
     /**
      * Transcribes one upload. Cheap checks (language, format, a WAV's length) answer at once; decoding and
-     * recognition wait for a place in the gate, and a request aborted while waiting leaves the line.
+     * recognition wait for a place in the gate, and a request aborted while waiting leaves the line. With
+     * `placeHeld` the caller holds a place from `reserve` and the work runs in it.
      */
-    async transcribe(request: AsrRequest, signal?: AbortSignal): Promise<AsrResult> {
+    async transcribe(request: AsrRequest, signal?: AbortSignal, placeHeld = false): Promise<AsrResult> {
       const asr = getEngine()
       // Pocketsphinx has one model per language and no language identification, so "detected" means the
       // only installed language; an engine that detects (Whisper) says what it heard. The response says which.
@@ -108,7 +114,7 @@ export function createAsrService(options: AsrServiceOptions) {
         ...(signal && { signal }),
       }
       unusable(() => inspectAudio(request.audio, decodeOptions))
-      const result = await gate.run(async () => {
+      const work = async () => {
         // The upload is not needed once decoded: handing it over frees it while the audio is transcribed.
         // 16-bit: half the memory of floats for what waits to be recognised (see MonoSamples).
         const decoded = await unusable(() => decodeAudio(request.audio, { ...decodeOptions, transferBytes: true, sampleType: 'int16' }))
@@ -123,7 +129,9 @@ export function createAsrService(options: AsrServiceOptions) {
           ...(request.words && { words: true }),
           ...(signal && { signal }),
         })
-      }, signal)
+      }
+      // A caller holding a place from `reserve` runs in it: it does not queue again behind later requests.
+      const result = placeHeld ? await work() : await gate.run(work, signal)
       return { ...result, language: result.language ?? (language === 'auto' ? asr.capabilities.languages[0]! : language) }
     },
     /**
@@ -135,13 +143,21 @@ export function createAsrService(options: AsrServiceOptions) {
       const language = languageFor(request.language, asr)
       return new LiveSession({
         engine: asr,
-        hold: (signal) => gate.hold(signal),
+        hold: (signal) => (request.place ? request.place.then(() => () => {}) : gate.hold(signal)),
         inputRate: request.inputRate,
         language,
         turns: request.turns,
         ...(request.idleMs !== undefined && { idleMs: request.idleMs }),
         ...(request.maxBacklogSec !== undefined && { maxBacklogSec: request.maxBacklogSec }),
       })
+    },
+    /**
+     * Takes a place in the recognition line for work made of several steps (a Wyoming utterance: its live
+     * preview from the first audio, then its whole-utterance transcript, `transcribe` with `placeHeld`), so it
+     * is admitted or turned away (503 `engine_busy`) at its start. Resolves with the function that gives it back.
+     */
+    reserve(signal?: AbortSignal): Promise<() => void> {
+      return gate.hold(signal)
     },
     /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */
     onRejected(listener: () => void): void {
