@@ -6,8 +6,7 @@ import { wyomingErrorEvent } from './error-event.js'
 import { createEventReader, encodeEvent, FramingError, type WyomingEvent } from './framing.js'
 import { wyomingInfo } from './info.js'
 import { checkLength, readVoice, synthesizePcm, WYOMING_TTS_RATE, type WyomingVoice } from './synthesis.js'
-import { addChunk, startAudio, transcribeAudio, type IncomingAudio } from './transcription.js'
-import { startTranscriptChunks } from './transcript-chunks.js'
+import { WyomingUtterance } from './utterance.js'
 import { WYOMING_PRINCIPAL } from './principal.js'
 import type { QuotaNeed, QuotaTicket } from '../../services/account/quota.js'
 
@@ -42,8 +41,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   let stream: { voice: WyomingVoice; text: string; request: SynthesisRequest } | undefined
   let audioOpen = false
   let transcribe: { language?: string } | undefined
-  let incoming: IncomingAudio | undefined
-  let chunks: ReturnType<typeof startTranscriptChunks>
+  let utterance: WyomingUtterance | undefined
 
   const send = async (type: string, data?: Record<string, unknown>, payload?: Uint8Array) => {
     if (closed.signal.aborted || socket.destroyed) throw new DOMException('connection closed', 'AbortError')
@@ -67,6 +65,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   const fail = (err: unknown) => then(async () => {
     throw err
   })
+  const utteranceContext = { deps, signal: closed.signal, admit, release, send, refused: fail }
   const speak = (text: string, voice: WyomingVoice, request: SynthesisRequest, whole = false) => then(async () => {
     if ((text.trim() === '' && !whole) || request.failed) return
     try {
@@ -141,46 +140,29 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
         transcribe = typeof d.language === 'string' && d.language !== '' ? { language: d.language } : {}
         return
       case 'audio-start':
-        chunks?.close()
-        chunks = undefined
+        utterance?.drop()
+        utterance = undefined
         try {
-          incoming = startAudio(d)
-          chunks = startTranscriptChunks(deps, incoming, transcribe?.language, send)
+          utterance = new WyomingUtterance(utteranceContext, d, transcribe?.language)
         } catch (err) {
           fail(err)
         }
         return
       case 'audio-chunk':
-        if (!incoming) return
         try {
-          addChunk(incoming, event.payload, deps.config.asrMaxBytes)
-          if (event.payload) chunks?.push(event.payload)
+          utterance?.push(event.payload)
         } catch (err) {
-          incoming = undefined
-          chunks?.close()
-          chunks = undefined
+          utterance?.drop()
+          utterance = undefined
           fail(err)
         }
         return
       case 'audio-stop': {
-        const audio = incoming
-        const language = transcribe?.language
-        const preview = chunks
-        incoming = undefined
+        const finished = utterance
+        utterance = undefined
         transcribe = undefined
-        chunks = undefined
-        if (!audio) return
-        return then(async () => {
-          await preview?.stop()
-          const ticket = await admit({ transcribes: true })
-          try {
-            const transcript = await transcribeAudio(deps, audio, language, closed.signal)
-            await ticket.record({ audioSeconds: audio.bytes / (audio.rate * audio.width * audio.channels) })
-            await send('transcript', { ...transcript })
-          } finally {
-            await release(ticket)
-          }
-        })
+        if (!finished) return
+        return then(() => finished.finish())
       }
       default:
         return fail(new SpeechError('bad_request', `unknown event type '${event.type}'; Parla handles describe, synthesize (and synthesize-start/chunk/stop), transcribe and audio-start/chunk/stop`))
@@ -198,7 +180,7 @@ export function handleWyomingConnection(socket: Socket, deps: Deps, log: Fastify
   })
   socket.on('error', () => {})
   socket.on('close', () => {
-    chunks?.close()
+    utterance?.drop()
     closed.abort()
     for (const ticket of tickets) void release(ticket)
   })

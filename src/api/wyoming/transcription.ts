@@ -35,8 +35,9 @@ export function addChunk(audio: IncomingAudio, payload: Uint8Array | undefined, 
 /**
  * The utterance through the ASR service (decoding, limits and queue shared with `/v1/asr`). Voice commands
  * are often shorter than the service's one-second minimum, so the audio is padded with silence to a second.
+ * `placeHeld`: the utterance holds its place in the recognition line already (`AsrService.reserve`).
  */
-export async function transcribeAudio(deps: Deps, audio: IncomingAudio, language: string | undefined, signal: AbortSignal) {
+export async function transcribeAudio(deps: Deps, audio: IncomingAudio, language: string | undefined, signal: AbortSignal, placeHeld = false) {
   const frame = audio.width * audio.channels
   const pcm = Buffer.concat(audio.chunks).subarray(0, Math.floor(audio.bytes / frame) * frame)
   const padded = Buffer.concat([pcm, Buffer.alloc(Math.max(0, audio.rate * frame - pcm.length))])
@@ -44,6 +45,6 @@ export async function transcribeAudio(deps: Deps, audio: IncomingAudio, language
     audio: pcmAsWav(padded, audio.rate, audio.width, audio.channels),
     filename: 'wyoming.wav',
     ...(language && { language }),
-  }, signal)
+  }, signal, placeHeld)
   return { text: result.text, language: result.language }
 }

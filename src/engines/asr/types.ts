@@ -56,7 +56,11 @@ export interface LiveCallOptions extends CallOptions {
 export interface AsrStream {
   /** Decodes more 16-bit samples at `capabilities.sampleRate` (transferred); resolves with the words so far. */
   feed(samples: Int16Array): Promise<readonly string[]>
-  /** Ends the utterance: its words, timed in seconds from its first sample. */
+  /**
+   * Ends the utterance: its words, timed in seconds from its first sample. An engine may decode the whole
+   * utterance again here for a better final (pocketsphinx does once it heard more than its first audio), so this
+   * can take as long as `transcribe` of that audio.
+   */
   end(): Promise<readonly RecognizedWord[]>
 }
 

@@ -20,6 +20,11 @@ export interface LiveRequest {
   readonly maxBacklogSec?: number
   /** The request's logger, for the session's start line; default the service's. */
   readonly log?: LiveLog
+  /**
+   * A place in the recognition line the caller already holds for the whole session (see `reserve`): its
+   * turns wait for it instead of taking places of their own.
+   */
+  readonly place?: Promise<unknown>
 }
 
 /** Spec limits for one `/v1/asr` request. */
@@ -99,9 +104,10 @@ export function createAsrService(options: AsrServiceOptions) {
     },
     /**
      * Transcribes one upload. Cheap checks (language, format, a WAV's length) answer at once; decoding and
-     * recognition wait for a place in the gate, and a request aborted while waiting leaves the line.
+     * recognition wait for a place in the gate, and a request aborted while waiting leaves the line. With
+     * `placeHeld` the caller holds a place from `reserve` and the work runs in it.
      */
-    async transcribe(request: AsrRequest, signal?: AbortSignal): Promise<AsrResult> {
+    async transcribe(request: AsrRequest, signal?: AbortSignal, placeHeld = false): Promise<AsrResult> {
       const asr = getEngine()
       // Pocketsphinx has one model per language and no language identification, so "detected" means the
       // only installed language; an engine that detects (Whisper) says what it heard. The response says which.
@@ -114,7 +120,7 @@ export function createAsrService(options: AsrServiceOptions) {
         ...(signal && { signal }),
       }
       unusable(() => inspectAudio(request.audio, decodeOptions))
-      const result = await gate.run(async () => {
+      const work = async () => {
         // The upload is not needed once decoded: handing it over frees it while the audio is transcribed.
         // 16-bit: half the memory of floats for what waits to be recognised (see MonoSamples).
         const decoded = await unusable(() => decodeAudio(request.audio, { ...decodeOptions, transferBytes: true, sampleType: 'int16' }))
@@ -129,7 +135,9 @@ export function createAsrService(options: AsrServiceOptions) {
           ...(request.words && { words: true }),
           ...(signal && { signal }),
         })
-      }, signal)
+      }
+      // A caller holding a place from `reserve` runs in it: it does not queue again behind later requests.
+      const result = placeHeld ? await work() : await gate.run(work, signal)
       return { ...result, language: result.language ?? (language === 'auto' ? asr.capabilities.languages[0]! : language) }
     },
     /**
@@ -142,7 +150,7 @@ export function createAsrService(options: AsrServiceOptions) {
       const log = request.log ?? options.logger
       return new LiveSession({
         engine: asr,
-        hold: (signal) => gate.hold(signal),
+        hold: (signal) => (request.place ? request.place.then(() => () => {}) : gate.hold(signal)),
         inputRate: request.inputRate,
         language,
         turns: request.turns,
@@ -151,6 +159,14 @@ export function createAsrService(options: AsrServiceOptions) {
         ...(options.voiceDetectors && { detectors: options.voiceDetectors }),
         ...(log && { log }),
       })
+    },
+    /**
+     * Takes a place in the recognition line for work made of several steps (a Wyoming utterance: its live
+     * preview from the first audio, then its whole-utterance transcript, `transcribe` with `placeHeld`), so it
+     * is admitted or turned away (503 `engine_busy`) at its start. Resolves with the function that gives it back.
+     */
+    reserve(signal?: AbortSignal): Promise<() => void> {
+      return gate.hold(signal)
     },
     /** Calls `listener` each time a request is turned away because the line is full or its wait ran out. */
     onRejected(listener: () => void): void {

@@ -24,7 +24,8 @@ export interface CloseMessage {
 
 /**
  * A live utterance on one decoder (`openStream` in pool.ts): `stream-start` with its first audio, any number of
- * `stream-feed`, then `stream-end` (its words) or `stream-cancel`. Each start and feed is answered by `partial`.
+ * `stream-feed`, then `stream-end` (its words: the whole utterance decoded again when more than its first audio
+ * came, which polls the cancel flag like a job) or `stream-cancel`. Each start and feed is answered by `partial`.
  */
 export type StreamMessage =
   | { readonly type: 'stream-start'; readonly id: number; readonly pcm: Int16Array; readonly channel?: Int16Array }

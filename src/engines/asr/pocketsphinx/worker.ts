@@ -48,17 +48,14 @@ function stream(d: PocketsphinxDecoder, message: StreamMessage): void {
     } else if (message.type === 'stream-feed') {
       send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
     } else if (message.type === 'stream-end') {
-      send({ type: 'done', id, words: d.endStream(), stopped: false })
+      const result = d.endStream(setup.blockSamples, () => Atomics.load(cancel, 0) === id)
+      send({ type: 'done', id, words: result.words, stopped: result.stopped })
     } else {
-      d.endStream()
+      d.abandonStream()
       send({ type: 'done', id, words: [], stopped: true })
     }
   } catch (err) {
-    try {
-      d.endStream()
-    } catch {
-      // No utterance was running.
-    }
+    d.abandonStream()
     send({ type: 'failed', id, message: err instanceof Error ? err.message : String(err) })
   }
 }

@@ -20,6 +20,7 @@ const recording = (name: string): Float32Array => {
   if (typeof wav === 'string') throw new Error(wav)
   return wav.samples
 }
+const round3 = (x: number) => Math.round(x * 1000) / 1000
 const silence = (sec: number) => new Float32Array(Math.round(sec * 16000))
 
 /** Two turns with pauses, at `rate`, as 16-bit little-endian bytes; and where the second one starts. */
@@ -104,6 +105,40 @@ describe('live session', () => {
     expect(opened[0]).toEqual({ first: 16000, channel: undefined })
     expect(opened[1]!.first).toBeLessThan(16000)
     expect(opened[1]!.channel).toBe(48000)
+  })
+
+  it("a turn's final is the batch decode of all the audio the turn gave its decoder, padding included", async () => {
+    const heard: Int16Array[][] = []
+    const copy = (pcm: Int16Array) => pcm.slice()
+    const spy: AsrEngine = {
+      ...engine,
+      id: 'spy',
+      capabilities: engine.capabilities,
+      transcribe: (s, o) => engine.transcribe(s, o),
+      openStream: async (first, o) => {
+        const turn = [copy(first)]
+        heard.push(turn)
+        const opened = await engine.openStream(first, o)
+        const { stream } = opened
+        return { ...opened, stream: { feed: (pcm) => (turn.push(copy(pcm)), stream.feed(pcm)), end: () => stream.end() } }
+      },
+      close: async () => {},
+    }
+    const events = await run(new LiveSession(options({ engine: spy })), conversation(24000).bytes, 24000)
+    const finals = events.filter((e) => e.type === 'final')
+    expect(finals).toHaveLength(2)
+    const started = events.filter((e) => e.type === 'speech_started')
+    for (const [i, final] of finals.entries()) {
+      const audio = new Int16Array(heard[i]!.reduce((n, pcm) => n + pcm.length, 0))
+      heard[i]!.reduce((at, pcm) => (audio.set(pcm, at), at + pcm.length), 0)
+      // Everything the turn held went to the decoder: the padding before the detected start and the silence
+      // that ended it.
+      expect(audio.length).toBe(Math.round(final.audioSec * 16000))
+      expect(final.audioSec).toBeGreaterThan(DEFAULT_TURN.prefixPaddingMs / 1000 + DEFAULT_TURN.silenceMs / 1000)
+      const batch = await engine.transcribe(audio, { language: 'en' })
+      const at = started[i]!.atSec
+      expect(final.words).toEqual(batch.map((w) => ({ ...w, start: round3(w.start + at), end: round3(w.end + at) })))
+    }
   })
 
   it('without turn detection, one turn per commit; an empty commit is an error', async () => {
