@@ -96,7 +96,7 @@ async function throughParla(server: BenchServer, wav: Uint8Array): Promise<Run &
   const res = await fetch(new URL('/v1/asr', server.url), { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form })
   if (!res.ok) throw new Error(`/v1/asr answered ${res.status}: ${await res.text()}`)
   const body = await res.json() as { text: string; language?: string }
-  return { total: performance.now() - t0, cpu: processTreeCpuMs(server.pid) - c0, text: body.text, ...(body.language && { language: body.language }) }
+  return { total: performance.now() - t0, cpu: processTreeCpuMs(server.pid) - c0, text: body.text, ...(body.language !== undefined && { language: body.language }) }
 }
 
 /** Whisper package `name` of `modelsDir`: load, memory, and `runs` transcriptions each way, alternating. */

@@ -6,8 +6,8 @@
 #
 #   scripts/models/whisper/build.sh [OUT]     (default OUT: test/fixtures/models/whisper)
 #   scripts/models/whisper/build.sh --dims tiny|base|tiny.en|base.en OUT
-#                                             one package at openai/whisper's published dimensions (tiny 151 MB,
-#                                             base 290 MB as float32), unpacked in OUT/sherpa-onnx-whisper-<dims>,
+#                                             one package at openai/whisper's published dimensions (tiny 153 MB,
+#                                             base 292 MB as float32), unpacked in OUT/sherpa-onnx-whisper-<dims>,
 #                                             for benchmarks; never committed
 #
 # OUT receives one .tar.bz2 per package, as sherpa-onnx releases them, and the wide encoder of the mismatched
