@@ -7,8 +7,12 @@
 import { createRequire } from 'node:module'
 import { detectPackage } from '../src/models/detect.js'
 import { kokoroLang } from '../src/engines/tts/neural/kokoro-lang.js'
-import { processTreeCpuMs } from './proc-cpu.js'
+import { processTable, processTreeCpuMs } from './proc-cpu.js'
 import type { BenchServer } from './server.js'
+
+/** The server's neural processes (its children running the host module). */
+export const neuralHosts = (server: BenchServer): number[] =>
+  [...processTable()].filter(([, p]) => p.ppid === server.pid && p.cmdline.includes('--input-type=module')).map(([pid]) => pid)
 
 export interface Run { readonly total: number; readonly first: number; readonly seconds: number; readonly cpu: number }
 

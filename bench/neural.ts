@@ -1,5 +1,5 @@
 /**
- * `npm run bench:neural`: real-architecture neural voices on this machine — a Piper voice of the published
+ * `npm run bench:neural`: real-architecture neural models on this machine — a Piper voice of the published
  * "medium" size and Kokoro-82M, each built from its project's own model code with random weights
  * (bench/neural-models.ts) — spoken by the runtime alone and through Parla, one after the other, never at once:
  * real-time factor, first audio, resident memory per loaded model, and Parla's overhead (wall and CPU).
@@ -10,8 +10,10 @@
  * ratio is Parla's own cost; both are printed.
  * Then, on the Piper voice: the cost of word timing by alignment (SSE against plain `/v1/tts`, and the aligner
  * alone on festival's speech), and the first request after `neuralIdleSec` stopped the processes.
+ * Before those, Whisper tiny and base at their published sizes: `/v1/asr` on 60 s of real speech against the
+ * recognizer run directly (bench/neural-asr.ts), each on a server of its own (`asrEngine` names one package).
  * Env: BENCH_RUNS (default 5; the sentence BENCH_SENTENCE_RUNS, default 30), BENCH_MODELS_DIR,
- * BENCH_NEURAL_MODELS (default `piperMedium,kokoro`).
+ * BENCH_NEURAL_MODELS (default `piperMedium,kokoro,whisperTiny,whisperBase`).
  */
 import { loadavg } from 'node:os'
 import { createPocketsphinxAligner } from '../src/engines/asr/pocketsphinx/index.js'
@@ -19,9 +21,9 @@ import { createFestivalEngine } from '../src/engines/tts/festival/index.js'
 import { timeWords } from '../src/engines/tts/neural/timing.js'
 import { estimateWords } from '../src/engines/tts/neural/words.js'
 import { concatSamples } from '../src/audio/signal.js'
-import { BENCH_MODELS_DIR, benchModel, type BenchModel } from './neural-models.js'
-import { loadDirect, speakEndToEnd, speakSse, type Run } from './neural-paths.js'
-import { processTable } from './proc-cpu.js'
+import { BENCH_MODELS_DIR, benchModel, checkedOnce, type BenchModel } from './neural-models.js'
+import { benchWhisper } from './neural-asr.js'
+import { loadDirect, neuralHosts, speakEndToEnd, speakSse, type Run } from './neural-paths.js'
 import { processMemory, startBenchServer, type BenchServer } from './server.js'
 import { PARAGRAPH_TEXT, SENTENCE } from './tts-texts.js'
 import { mean, median } from './stats.js'
@@ -29,12 +31,9 @@ import { mean, median } from './stats.js'
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 /** One sentence is a short call: more runs, so the median is not one machine hiccup. */
 const SENTENCE_RUNS = Number(process.env.BENCH_SENTENCE_RUNS ?? 30)
-const WHICH = (process.env.BENCH_NEURAL_MODELS ?? 'piperMedium,kokoro').split(',') as BenchModel[]
+const WHICH = (process.env.BENCH_NEURAL_MODELS ?? 'piperMedium,kokoro,whisperTiny,whisperBase').split(',') as BenchModel[]
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
-
-/** The server's neural processes (its children running the host module) and their resident memory. */
-const hostsOf = (server: BenchServer) => [...processTable()].filter(([, p]) => p.ppid === server.pid && p.cmdline.includes('--input-type=module')).map(([pid]) => pid)
 
 /** Runtime alone against end to end on `text`, alternating, `runs` times each. */
 async function compare(label: string, runtime: (t: string) => Promise<Run>, endToEnd: (t: string) => Promise<Run>, text: string, runs: number) {
@@ -64,7 +63,7 @@ async function benchModelSpeed(server: BenchServer, name: string): Promise<void>
   const endToEnd = (t: string) => speakEndToEnd(server, voice, direct.sampleRate, t)
   await runtime(SENTENCE)
   await endToEnd(SENTENCE)
-  const hosts = hostsOf(server).map((pid) => processMemory(pid).rssMb)
+  const hosts = neuralHosts(server).map((pid) => processMemory(pid).rssMb)
   console.log(`${name} (${voice}, ${direct.sampleRate} Hz): the model adds ${direct.loadedMb.toFixed(0)} MB resident to the process that loads it; Parla's neural process ${hosts.map((mb) => mb.toFixed(0)).join(', ')} MB resident after one call`)
   await compare('sentence', runtime, endToEnd, SENTENCE, SENTENCE_RUNS)
   await compare('paragraph', runtime, endToEnd, PARAGRAPH_TEXT, RUNS)
@@ -109,7 +108,7 @@ async function idleRestart(voice: string, rate: number): Promise<void> {
     for await (const _ of res.body as AsyncIterable<Uint8Array>) first ||= performance.now() - t0
     return first
   }
-  const hosts = () => [...processTable()].filter(([, p]) => p.ppid === idle.pid && p.cmdline.includes('--input-type=module')).length
+  const hosts = () => neuralHosts(idle).length
   try {
     const warm: number[] = []
     const cold: number[] = []
@@ -125,13 +124,24 @@ async function idleRestart(voice: string, rate: number): Promise<void> {
   }
 }
 
-// Built before the server starts, so it finds them at start.
+// Built and checked before the servers start, so they find them at start, ready.
 const built = WHICH.map((m) => benchModel(m))
-const server = await startBenchServer({ modelsDir: BENCH_MODELS_DIR, neuralProcesses: 1, neuralThreads: 1 })
+await checkedOnce(built.map((b) => b.name))
+console.log(`bench:neural — real-architecture models in ${BENCH_MODELS_DIR} (random weights), one neural process and one thread each side, load ${load()}`)
+for (const { name } of built.filter((b) => b.kind === 'asr')) await benchWhisper(BENCH_MODELS_DIR, name, RUNS)
+const voices = built.filter((b) => b.kind === 'tts')
+const server = voices.length > 0 ? await startBenchServer({ modelsDir: BENCH_MODELS_DIR, neuralProcesses: 1, neuralThreads: 1 }) : undefined
 try {
-  console.log(`bench:neural — real-architecture models in ${BENCH_MODELS_DIR} (random weights), one neural process and one thread each side, load ${load()}`)
-  for (const { name } of built) await benchModelSpeed(server, name)
-  const piper = built.find((b) => b.name.includes('medium'))
+  if (server) await benchVoices(server)
+  console.log(`load after: ${load()}`)
+} finally {
+  await server?.stop()
+}
+
+/** The TTS models on one server, then the Piper voice's word timing and idle restart, and the aligner's cost. */
+async function benchVoices(server: BenchServer): Promise<void> {
+  for (const { name } of voices) await benchModelSpeed(server, name)
+  const piper = voices.find((b) => b.name.includes('medium'))
   if (piper) {
     const { voiceId: voice, sampleRate: rate } = await loadDirect(BENCH_MODELS_DIR, piper.name)
     const plainRuns: number[] = []
@@ -145,7 +155,4 @@ try {
   }
   const cost = await alignmentCost(PARAGRAPH_TEXT.split(/(?<=[.!?])\s+/).slice(0, 8))
   console.log(`aligner alone: festival speech ${cost.seconds.toFixed(1)} s in 8 sentences, ${cost.aligned} aligned (the rest fell back) | wall ${cost.wall.toFixed(0)} ms, CPU ${cost.cpu.toFixed(0)} ms (${(cost.cpu / cost.seconds / 10).toFixed(2)} % of the audio's duration)`)
-  console.log(`load after: ${load()}`)
-} finally {
-  await server.stop()
 }

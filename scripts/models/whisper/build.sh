@@ -5,6 +5,10 @@
 # Random weights with a planted sentence, small width (see build.py). Needs Debian's python3-torch, python3-onnx.
 #
 #   scripts/models/whisper/build.sh [OUT]     (default OUT: test/fixtures/models/whisper)
+#   scripts/models/whisper/build.sh --dims tiny|base|tiny.en|base.en OUT
+#                                             one package at openai/whisper's published dimensions (tiny 153 MB,
+#                                             base 292 MB as float32), unpacked in OUT/sherpa-onnx-whisper-<dims>,
+#                                             for benchmarks; never committed
 #
 # OUT receives one .tar.bz2 per package, as sherpa-onnx releases them, and the wide encoder of the mismatched
 # pair. WHISPER_GIT / SHERPA_ONNX_GIT may name local git directories holding the pinned commits; otherwise both
@@ -17,6 +21,11 @@ SHERPA_ONNX_COMMIT=634265c9b57642fdd158120148785c89aa281c4b
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
+dims=
+if [ "${1:-}" = --dims ]; then
+  dims=${2:-}; [ -n "$dims" ] && [ -n "${3:-}" ] || { echo "usage: $0 --dims tiny|base|tiny.en|base.en OUT" >&2; exit 2; }
+  shift 2
+fi
 out=$(realpath -m "${1:-$root/test/fixtures/models/whisper}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,6 +50,27 @@ extract "${SHERPA_ONNX_GIT:-}" https://github.com/k2-fsa/sherpa-onnx "$SHERPA_ON
   scripts/whisper/export-onnx.py LICENSE
 
 mkdir -p "$work/out" "$out"
+if [ -n "$dims" ]; then
+  PYTHONPATH="$work/whisper-src:$here/../stand-ins" "$PYTHON" "$here/build.py" --dims "$dims" \
+    --work "$work/build" --out "$out" --export-script "$work/sherpa/scripts/whisper/export-onnx.py"
+  "$PYTHON" - "$out/sherpa-onnx-whisper-$dims" "$dims" "$WHISPER_COMMIT" "$SHERPA_ONNX_COMMIT" <<'PY'
+import json, sys, torch, onnx
+out, dims, whisper, sherpa = sys.argv[1:]
+json.dump({
+    "built_by": f"scripts/models/whisper/build.sh --dims {dims}",
+    "weights": f"random (torch.manual_seed) at openai/whisper's published '{dims}' ModelDimensions, with a planted"
+               " sentence of about 100 tokens then end-of-text (build.py); float32 only (no int8); not a usable recognizer",
+    "sources": [
+        {"repo": "https://github.com/openai/whisper", "commit": whisper, "license": "MIT"},
+        {"repo": "https://github.com/k2-fsa/sherpa-onnx", "commit": sherpa, "license": "Apache-2.0",
+         "used": "scripts/whisper/export-onnx.py (run unmodified)"},
+    ],
+    "toolchain": {"torch": torch.__version__, "onnx": onnx.__version__, "python": sys.version.split()[0]},
+}, open(f"{out}/provenance.json", "w"), indent=2)
+PY
+  du -ab "$out/sherpa-onnx-whisper-$dims"
+  exit 0
+fi
 for variant in sherpa-onnx-whisper-tiny.en sherpa-onnx-whisper-tiny-it sherpa-onnx-whisper-tiny-zh whisper-wide-encoder; do
   PYTHONPATH="$work/whisper-src:$here/../stand-ins" "$PYTHON" "$here/build.py" --variant "$variant" \
     --work "$work/build" --out "$work/out" --export-script "$work/sherpa/scripts/whisper/export-onnx.py"
