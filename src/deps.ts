@@ -34,7 +34,7 @@ import { createReadiness, type Readiness } from './readiness.js'
 import { availableParallelism } from 'node:os'
 import { createAdmission, type Admission } from './services/admission/admission.js'
 import { createEngineCost, workPerChar } from './services/admission/engine-cost.js'
-import { admissionLimits, coresLeft } from './services/admission/limits.js'
+import { admissionLimits, coresLeft, shortWorkLimits } from './services/admission/limits.js'
 import { createOverloadShare } from './services/admission/overload.js'
 import { createMetrics, type Metrics } from './services/metrics/metrics.js'
 
@@ -206,15 +206,16 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
   const settings = { maxStreams: config.maxStreams, maxStartingStreams: config.maxStartingStreams, cores: availableParallelism() }
   let metrics: Metrics | undefined
   const overload = createOverloadShare()
+  const shortWork = () => shortWorkLimits(coresLeft(settings.cores, asr.load.active), config.admissionWaitSec, overload.share())
   const admission = createAdmission({
     // Each transcription under way keeps a decoder, and so a core, busy: speech plans with the cores left.
     limits: () => admissionLimits({ ...settings, cores: coresLeft(settings.cores, asr.load.active) }, cost.perAudioSec(), overload.share()),
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
     secPerChar: () => workPerChar(cost.perAudioSec()),
-    // Short work served beyond the limits: what the cores left do in one admission wait, cut like the limits
-    // while admitted streams fall behind.
-    shortWorkSec: () => coresLeft(settings.cores, asr.load.active) * Math.min(config.admissionWaitSec, 1) * overload.share(),
+    // Short work served beyond the limits on the cores left, cut like the limits while admitted streams fall behind.
+    shortWorkSec: () => shortWork().budgetSec,
+    shortWorkCapSec: () => shortWork().capSec,
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),
     onFirstAudio: (surface, sec) => metrics?.firstAudio.observe({ surface }, sec),
     onFellBehind: (surface) => {

@@ -6,6 +6,11 @@ export interface LineOptions {
   readonly waitMs?: number
   /** The error to reject with when the wait runs out. */
   timedOut(): Error
+  /**
+   * Asked when the wait runs out, before `timedOut`: true takes the place after all (resolves with `take()`),
+   * for an owner that serves some waits rather than refuse them once they have waited long enough.
+   */
+  servedAtDeadline?(): boolean
 }
 
 /** A place in a line: its owner calls it when the place's turn comes. */
@@ -33,7 +38,8 @@ export function waitInLine<T>(line: Turn[], take: () => T, options: LineOptions)
     }
     const timer = waitMs === undefined ? undefined : setTimeout(() => {
       leave()
-      reject(options.timedOut())
+      if (options.servedAtDeadline?.()) resolve(take())
+      else reject(options.timedOut())
     }, waitMs)
     const turn: Turn = () => {
       leave()

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SpeechError } from '../../errors.js'
 import { createAdmission, type AdmissionOptions, type AdmissionTicket } from './admission.js'
-import { admissionLimits } from './limits.js'
+import { admissionLimits, shortWorkLimits } from './limits.js'
 
 const gate = (over: Partial<AdmissionOptions> = {}) => {
   const rejected: string[] = []
@@ -132,6 +132,65 @@ describe('admission by expected work', () => {
     expect(admission.snapshot()).toMatchObject({ running: { tts: 2 }, queued: 0 })
   })
 
+  it('serves a short stream whose wait ran out beyond the limits, rather than refusing it, while within the cap', async () => {
+    vi.useFakeTimers()
+    // No budget beyond the one short stream always let through; a cap of 10 ms of short work.
+    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0, shortWorkCapSec: () => 0.01 })
+    await admission.admit('tts')
+    await admission.admit('tts', undefined, { chars: 3 })
+    let served = false
+    const second = admission.admit('sse', undefined, { chars: 4 }).then((t) => {
+      served = true
+      return t
+    })
+    await vi.advanceTimersByTimeAsync(499)
+    expect(served).toBe(false)
+    // Its 4 ms of work is less than the 500 ms it has waited: served now, 3 + 4 ms beyond the limits.
+    await vi.advanceTimersByTimeAsync(1)
+    await second
+    expect(rejected).toEqual([])
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, sse: 1 }, queued: 0 })
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.007)
+  })
+
+  it('refuses a short stream whose wait ran out when short work beyond the limits would pass the cap', async () => {
+    vi.useFakeTimers()
+    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0, shortWorkCapSec: () => 0.008 })
+    await admission.admit('tts')
+    const hi = await admission.admit('tts', undefined, { chars: 3 })
+    const within = admission.admit('tts', undefined, { chars: 4 })
+    const over = admission.admit('openai', undefined, { chars: 3 }).catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(500)
+    await within
+    // 3 + 4 ms are running beyond the limits: 3 more would pass the 8 ms cap.
+    const refusal = await over
+    expect(refusal).toMatchObject({ code: 'engine_busy', retryAfterSec: 1, message: expect.stringMatching(/short work at its cap/) as unknown })
+    expect(rejected).toEqual(['openai'])
+    // Short work that ends gives its share of the cap back.
+    hi.release()
+    const next = admission.admit('tts', undefined, { chars: 4 })
+    await vi.advanceTimersByTimeAsync(500)
+    await next
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
+  })
+
+  it('counts only short work beyond the limits against the cap, not the streams within them', async () => {
+    vi.useFakeTimers()
+    const { admission, rejected } = byWork({
+      limits: () => ({ streams: 2, starting: 2 }), queueLength: 0, shortWorkSec: () => 0, shortWorkCapSec: () => 0.005,
+    })
+    // Two replies of 0.4 s of work each fill the limits: their 0.8 s is far above the 5 ms cap.
+    await admission.admit('tts', undefined, { chars: 400 })
+    await admission.admit('sse', undefined, { chars: 400 })
+    await admission.admit('tts', undefined, { chars: 3 })
+    const second = admission.admit('tts', undefined, { chars: 2 }).then(() => 'served', (e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(500)
+    expect(await second).toBe('served')
+    expect(rejected).toEqual([])
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 3, sse: 1 } })
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.005)
+  })
+
   it('counts no work as short above 1 s, however long the wait, and lets a live utterance wait rather than jump the limits', async () => {
     const { admission } = byWork({ waitMs: 60_000, queueLength: 0, shortWorkSec: () => 100 })
     await admission.admit('tts')
@@ -163,6 +222,14 @@ describe('admission by expected work', () => {
     const outcome = late.catch((e: unknown) => e)
     await vi.advanceTimersByTimeAsync(2000)
     expect(await outcome).toMatchObject({ code: 'engine_busy', message: expect.stringMatching(/no place within 2 s/) as unknown })
+  })
+})
+
+describe('short work beyond the limits', () => {
+  it('has a budget of the cores\' work in one wait (at most 1 s each) and a cap of 2 s per core, both cut by the share', () => {
+    expect(shortWorkLimits(2, 0.5)).toEqual({ budgetSec: 1, capSec: 4 })
+    expect(shortWorkLimits(2, 30)).toEqual({ budgetSec: 2, capSec: 4 })
+    expect(shortWorkLimits(2, 0.5, 0.5)).toEqual({ budgetSec: 0.5, capSec: 2 })
   })
 })
 

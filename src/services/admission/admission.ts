@@ -24,12 +24,17 @@ export interface AdmissionOptions {
    */
   secPerChar?(): number
   /**
-   * Expected work (seconds) that streams admitted beyond the limits may add up to at once: a stream whose whole
-   * synthesis costs less than the wait it would be refused after is served rather than refused, within this
-   * (one such stream at a time always). Asked on every decision, like `limits`. Without it, nothing is served
-   * beyond the limits.
+   * Expected work (seconds) that short streams (see `Admission.admit`) admitted beyond the limits may add up to
+   * at once and still be served without waiting (one such stream at a time always). Asked on every decision,
+   * like `limits`. Without it, nothing is served beyond the limits.
    */
   shortWorkSec?(): number
+  /**
+   * The hard bound on that work, above `shortWorkSec`: a short stream whose wait runs out is served beyond the
+   * limits while the short work running there, its own included, stays within this; past it, it is refused.
+   * Without it, a short stream whose wait runs out is refused.
+   */
+  shortWorkCapSec?(): number
   /** A stream was turned away (metrics). */
   onReject?(surface: StreamSurface): void
   /** A stream's first audio left, `sec` after it asked for a place (metrics). */
@@ -56,10 +61,12 @@ export interface StreamRequest {
 export interface Admission {
   /**
    * A place for one stream: at once if the node has room, else after waiting in line for up to `waitMs`;
-   * the line serves the least expected work first. A stream whose expected work is shorter than its wait is
-   * served beyond the limits while such streams' work stays within `shortWorkSec`: at once, or, when that
-   * budget is spent, as soon as a short stream before it ends. Rejects with a 503
-   * `engine_busy` carrying `retryAfterSec` when the line is full or the wait runs out, and with the abort
+   * the line serves the least expected work first. A short stream (expected work shorter than its wait and
+   * than `SHORT_WORK_MAX_SEC`, and no wait of its own) is served beyond the limits: at once while the short
+   * work there stays within `shortWorkSec`; else it waits, takes that budget as soon as a short stream ends, and
+   * when its wait runs out is served anyway while the short work stays within `shortWorkCapSec`. Rejects with
+   * a 503 `engine_busy` carrying `retryAfterSec` when the line is full (not for short streams or ones with a
+   * wait of their own) or the wait runs out (for a short stream: with the cap reached), and with the abort
    * reason if `signal` aborts while waiting.
    */
   admit(surface: StreamSurface, signal?: AbortSignal, request?: StreamRequest): Promise<AdmissionTicket>
@@ -73,7 +80,7 @@ export interface Admission {
  * Work counts as short (served rather than refused, see `shortWorkSec`) below its wait, but never above this:
  * with a long `admissionWaitSec` every request would be "shorter than its wait", and the limits void.
  */
-const SHORT_WORK_MAX_SEC = 1
+export const SHORT_WORK_MAX_SEC = 1
 
 /** Bounds for the `Retry-After` advice, seconds. */
 const RETRY_MIN_SEC = 1
@@ -83,7 +90,9 @@ const RETRY_MAX_SEC = 30
  * Admission control for one node. The engines serve the earliest deadline first, so every stream keeps
  * ahead of its listener as long as the node is not asked for more speech per second than it can make; this
  * keeps it there. Work beyond the limits waits in a short line and is then turned away with a `Retry-After`,
- * where a load balancer or the client can try again: better one clear 503 than every listener stalling.
+ * where a load balancer or the client can try again: better one clear 503 than every listener stalling. Short
+ * work (less than its wait) is the exception: refusing it would cost its client more than serving it costs
+ * the node, so it is served beyond the limits, within a budget at once and within a cap after its wait.
  */
 export function createAdmission(options: AdmissionOptions): Admission {
   const running: Record<StreamSurface, number> = { tts: 0, sse: 0, openai: 0, live: 0, wyoming: 0 }
@@ -142,6 +151,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   // One short stream at a time always fits: however far the budget is cut, short work keeps moving (each is
   // done within its wait by definition) instead of being refused behind a place it never needed.
   const fitsShortBudget = (work: number) => options.shortWorkSec !== undefined && (shortWork === 0 || shortWork + work <= options.shortWorkSec())
+  const fitsShortCap = (work: number) => options.shortWorkCapSec !== undefined && shortWork + work <= options.shortWorkCapSec()
 
   // A place freed goes to the front of the line; short work freed (a short stream ended) goes to the short work
   // waiting, in line order, which would otherwise wait for a place it never needed and be refused. A live unit
@@ -178,18 +188,27 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const work = (request.chars ?? 0) * (options.secPerChar?.() ?? 0)
       if (queue.length === 0 && hasRoom()) return Promise.resolve(ticket(surface, askedAt))
       // Done sooner than it would wait to be refused: serving it costs the node less than the wait costs the
-      // client, as long as such streams together stay within what the cores do in one wait. A stream with a
-      // wait of its own (a live socket, which keeps its place for a whole reply, not one unit) waits instead.
+      // client. At once while such streams together stay within the budget; after its wait, within the cap. A
+      // stream with a wait of its own (a live socket, which keeps its place for a whole reply, not one unit)
+      // waits for a place instead.
       const short = request.waitMs === undefined && work > 0 && work < Math.min(waitMs / 1000, SHORT_WORK_MAX_SEC)
       if (short && fitsShortBudget(work)) return Promise.resolve(ticket(surface, askedAt, work))
       // A full line turns away new work, but not a live utterance within its latency budget, nor work shorter
       // than its wait (it goes to the front: least work first).
       if (queue.length >= options.queueLength && !short && request.waitMs === undefined) return Promise.reject(busy(surface, `${queue.length} waiting`))
       let beyond = 0
+      // A short stream that has waited its whole wait has paid more than its work costs the node: it is served
+      // now, unless short work beyond the limits is at its cap (a flood of tiny requests must not take the node).
+      const servedAtDeadline = () => {
+        if (!fitsShortCap(work)) return false
+        beyond = work
+        return true
+      }
       const waiting = waitInLine(queue, () => ticket(surface, askedAt, beyond), {
         ...(signal && { signal }),
         waitMs,
-        timedOut: () => busy(surface, `no place within ${waitMs / 1000} s`),
+        ...(short && { servedAtDeadline }),
+        timedOut: () => busy(surface, short ? `no place within ${waitMs / 1000} s, short work at its cap` : `no place within ${waitMs / 1000} s`),
       })
       const turn = order(work)
       if (short) {

@@ -1,4 +1,4 @@
-import type { AdmissionLimits } from './admission.js'
+import { type AdmissionLimits, SHORT_WORK_MAX_SEC } from './admission.js'
 
 /**
  * Share of the cores the admitted streams' engine work may plan to use: the rest is the server's own work per
@@ -45,4 +45,25 @@ export function admissionLimits(settings: LimitSettings, cost: number | undefine
   const streams = settings.maxStreams || Math.max(1, Math.floor((share * settings.cores * UTILISATION) / perSec))
   const starting = settings.maxStartingStreams || Math.max(1, Math.floor((share * settings.cores * FIRST_AUDIO_SEC) / (perSec * FIRST_PHRASE_SEC)))
   return { streams, starting: Math.min(starting, streams) }
+}
+
+/**
+ * The cap on short work beyond the limits, per core, as a multiple of the longest short work: twice the most
+ * the budget can ever be (`SHORT_WORK_MAX_SEC` per core), so the budget shapes ordinary load and the cap only
+ * stops a flood. At the cap every core has two seconds of short work queued beyond the limits: the half of
+ * the cores the limits leave spare (`UTILISATION`) clears it in about four seconds, while each short stream
+ * is done in under a second of a core.
+ */
+const SHORT_WORK_CAP_FACTOR = 2
+
+/**
+ * Short work served beyond the limits (see `AdmissionOptions.shortWorkSec`/`shortWorkCapSec`): the budget is
+ * what the cores do in one admission wait (at most `SHORT_WORK_MAX_SEC`), the cap twice the cores' seconds of
+ * `SHORT_WORK_MAX_SEC`; both cut by `share` while admitted streams fall behind, as the limits are.
+ */
+export function shortWorkLimits(cores: number, waitSec: number, share = 1): { budgetSec: number; capSec: number } {
+  return {
+    budgetSec: cores * Math.min(waitSec, SHORT_WORK_MAX_SEC) * share,
+    capSec: cores * SHORT_WORK_MAX_SEC * SHORT_WORK_CAP_FACTOR * share,
+  }
 }
