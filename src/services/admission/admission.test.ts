@@ -191,6 +191,22 @@ describe('admission by expected work', () => {
     expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.005)
   })
 
+  it('gives a place freed within the limits to the line while short work still runs beyond them', async () => {
+    const { admission } = byWork({ queueLength: 0, shortWorkSec: () => 0.01 })
+    const holder = await admission.admit('tts', undefined, { chars: 400 })
+    await admission.admit('tts', undefined, { chars: 3 })
+    const live = admission.admit('live', undefined, { chars: 40, waitMs: 2000 })
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, live: 0 }, queued: 1 })
+    // The one place within the limits frees: the live unit takes it although 'Hi.' still runs beyond them.
+    holder.release()
+    await live
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 1, live: 1 }, queued: 0, starting: 1 })
+    // A refusal says how many streams run within the limits, and how many short ones beyond.
+    await admission.admit('tts', undefined, { chars: 5 })
+    const refused = await admission.admit('sse', undefined, { chars: 2000 }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ message: expect.stringMatching(/1 of 1 streams speaking and 2 short ones beyond/) as unknown })
+  })
+
   it('counts no work as short above 1 s, however long the wait, and lets a live utterance wait rather than jump the limits', async () => {
     const { admission } = byWork({ waitMs: 60_000, queueLength: 0, shortWorkSec: () => 100 })
     await admission.admit('tts')

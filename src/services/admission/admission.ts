@@ -96,8 +96,14 @@ const RETRY_MAX_SEC = 30
  */
 export function createAdmission(options: AdmissionOptions): Admission {
   const running: Record<StreamSurface, number> = { tts: 0, sse: 0, openai: 0, live: 0, wyoming: 0 }
-  let total = 0
+  /**
+   * Streams holding a place within the limits, and those of them still starting. Short streams served beyond
+   * the limits count in neither: when a place within the limits frees, the line gets it, even while short
+   * work runs beyond them (else a live utterance waiting for a place would wait for every short stream too).
+   */
+  let within = 0
   let starting = 0
+  let beyondStreams = 0
   const queue: Turn[] = []
   /**
    * Each waiting turn's expected work (the line is kept in order of it: least first, then arrival), and for
@@ -112,13 +118,16 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   const hasRoom = () => {
     const limits = options.limits()
-    return total < limits.streams && starting < limits.starting
+    return within < limits.streams && starting < limits.starting
   }
 
   const ticket = (surface: StreamSurface, askedAt: number, beyond = 0): AdmissionTicket => {
+    const inside = beyond === 0
     shortWork += beyond
-    total++
-    starting++
+    if (inside) {
+      within++
+      starting++
+    } else beyondStreams++
     running[surface]++
     const admittedAt = performance.now()
     let started = false
@@ -126,7 +135,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     const firstAudio = () => {
       if (started) return
       started = true
-      starting--
+      if (inside) starting--
       options.onFirstAudio?.(surface, (performance.now() - askedAt) / 1000)
       pump()
     }
@@ -134,13 +143,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
       firstAudio,
       release() {
         if (released) return
-        if (!started) {
-          started = true
-          starting--
-        }
+        if (!started && inside) starting--
+        started = true
         released = true
         shortWork -= beyond
-        total--
+        if (inside) within--
+        else beyondStreams--
         running[surface]--
         holdSec += 0.2 * ((performance.now() - admittedAt) / 1000 - holdSec)
         pump()
@@ -168,7 +176,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     options.onReject?.(surface)
     const retryAfterSec = Math.min(RETRY_MAX_SEC, Math.max(RETRY_MIN_SEC, Math.ceil(holdSec)))
     const { streams } = options.limits()
-    return new SpeechError('engine_busy', `The server is at capacity (${total} of ${streams} streams speaking, ${why}); retry in ${retryAfterSec} s, or send it to another instance`, { retryAfterSec })
+    return new SpeechError('engine_busy', `The server is at capacity (${within} of ${streams} streams speaking${beyondStreams ? ` and ${beyondStreams} short ones beyond` : ''}, ${why}); retry in ${retryAfterSec} s, or send it to another instance`, { retryAfterSec })
   }
 
   /** Puts the turn just joined (last) in its place: behind every turn with as little work or less. */
