@@ -12,7 +12,7 @@ const BYTES_PER_SEC = RATE * 2
 /** The outcome of one stream. `late`: how far the worst chunk came after the listener ran dry, ms (≤ 0: never). */
 export type Outcome =
   | { kind: 'served'; surface: string; firstAudioMs: number; audioSec: number; lateMs: number }
-  | { kind: 'rejected'; surface: string; status: number; retryAfter: string | undefined; rejectMs: number }
+  | { kind: 'rejected'; surface: string; status: number; retryAfter: string | undefined; rejectMs: number; detail?: string }
   | { kind: 'failed'; surface: string; status: number; detail: string }
 
 /** Arrival times of audio against real-time playback from the first chunk. */
@@ -111,14 +111,16 @@ export class LiveSocket {
     // A socket asks for its place with its first sentence, which may be before the flush.
     const askedAt = performance.now()
     let flushedAt = 0
+    // Whether the error came after some of the reply's audio (mid-utterance) or before any.
+    const midway = (message: string) => `${playback.seconds > 0 ? `after ${playback.seconds.toFixed(1)} s of audio` : 'before any audio'}: ${message}`
     const done = new Promise<Outcome>((resolve) => {
       this.listener = (frame) => {
         if (frame.event === 'audio') playback.add(frame.audio!.length)
         else if (frame.event === 'closed') resolve({ kind: 'failed', surface: 'live', status: 0, detail: 'socket closed' })
         else if (frame.event !== 'finish') return
         else if (frame.reason === 'stop') resolve({ kind: 'served', surface: 'live', firstAudioMs: playback.firstAt - flushedAt, audioSec: playback.seconds, lateMs: playback.lateMs })
-        else if (/at capacity/.test(frame.message ?? '')) resolve({ kind: 'rejected', surface: 'live', status: 503, retryAfter: /retry in (\d+) s/.exec(frame.message!)?.[1], rejectMs: performance.now() - askedAt })
-        else resolve({ kind: 'failed', surface: 'live', status: 0, detail: frame.message ?? 'finish error' })
+        else if (/at capacity/.test(frame.message ?? '')) resolve({ kind: 'rejected', surface: 'live', status: 503, retryAfter: /retry in (\d+) s/.exec(frame.message!)?.[1], rejectMs: performance.now() - askedAt, detail: midway(frame.message!) })
+        else resolve({ kind: 'failed', surface: 'live', status: 0, detail: midway(frame.message ?? 'finish error') })
       }
     })
     this.send({ event: 'start', request: { ...ttsBody(''), text: '' } })

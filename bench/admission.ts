@@ -11,7 +11,8 @@
  *     Alongside, BENCH_SHORT (default 8) clients ask `/v1/tts` for one or two words ("Hi.") the same way.
  * Each request's expected work is its characters × 0.06 s of speech per character × the engine cost the server
  * measured (`parla_engine_real_time_factor`, read at the end): refusals of work under 1 s and under the
- * admission wait (0.5 s) are counted, and live utterances that ended in an error instead of audio.
+ * admission wait (0.5 s) are counted, and live utterances that ended in an error instead of audio, by their
+ * `finish` message (numbers blanked) and whether some of the reply's audio had come before it.
  * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt). `BENCH_ASR=0` replaces the ASR clients by TTS ones.
  * `BENCH_SERVER_ROOT=/other/checkout` runs that checkout's server with these clients (before/after a change).
  */
@@ -154,7 +155,22 @@ function byWork(outcomes: Outcome[], chars: Map<Outcome, number>, metrics: strin
   const shortServed = short.filter((o) => o.kind === 'served')
   if (shortServed.length) console.log(`  short texts: ${refused(short)} refused of ${short.length}; first audio ms p50 / p95 / max: ${stats(shortServed.map((o) => o.firstAudioMs))}`)
   const live = outcomes.filter((o) => o.surface === 'live')
-  console.log(`  live utterances failed (finish with an error): ${live.filter((o) => o.kind !== 'served').length} of ${live.length}`)
+  const liveFailed = live.filter((o) => o.kind !== 'served')
+  console.log(`  live utterances failed (finish with an error): ${liveFailed.length} of ${live.length}`)
+  for (const [why, { n, example }] of reasons(liveFailed)) console.log(`    ${n} × ${why}\n      e.g. ${example}`)
+}
+
+/** Failures by message, numbers blanked out so that the same reason counts once ("5 of 3 streams" → "# of # streams"). */
+function reasons(outcomes: Outcome[]): [string, { n: number; example: string }][] {
+  const by = new Map<string, { n: number; example: string }>()
+  for (const o of outcomes) {
+    const detail = o.kind === 'served' ? '' : `${o.kind}, ${o.detail ?? `status ${o.status}`}`
+    const why = detail.replace(/\d+(\.\d+)?/g, '#')
+    const seen = by.get(why)
+    if (seen) seen.n++
+    else by.set(why, { n: 1, example: detail })
+  }
+  return [...by].sort((a, b) => b[1].n - a[1].n)
 }
 
 function memoryTrend(rss: { at: number; mb: number }[]): void {
