@@ -164,8 +164,9 @@ export const ConfigSchema = Type.Object(
     admissionQueueLength: Type.Integer({ default: 64, minimum: 0, maximum: 100_000 }),
     /**
      * Longest wait in that line, in seconds, before a 503 with `Retry-After`. Work expected to take less than
-     * this is served instead (within `cores × admissionWaitSec` of such work); live utterances wait for their
-     * latency budget if longer (docs/operations.md).
+     * this (and than 1 s) is served beyond the limits instead: at once within `cores × admissionWaitSec` of
+     * such work, after its wait within `cores × 2 s`; live utterances wait for their latency budget if longer
+     * (docs/operations.md).
      */
     admissionWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 60 }),
     /**
