@@ -213,7 +213,7 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
     queueLength: config.admissionQueueLength,
     waitMs: config.admissionWaitSec * 1000,
     secPerChar: () => workPerChar(cost.perAudioSec()),
-    // Short work served beyond the limits on the cores left, cut like the limits while admitted streams fall behind.
+    // Short work served beyond the limits, on the cores left (the budget cut like the limits, see shortWorkLimits).
     shortWorkSec: () => shortWork().budgetSec,
     shortWorkCapSec: () => shortWork().capSec,
     onReject: (surface) => metrics?.admissionRejections.inc({ surface }),

@@ -57,13 +57,15 @@ export function admissionLimits(settings: LimitSettings, cost: number | undefine
 const SHORT_WORK_CAP_FACTOR = 2
 
 /**
- * Short work served beyond the limits (see `AdmissionOptions.shortWorkSec`/`shortWorkCapSec`): the budget is
- * what the cores do in one admission wait (at most `SHORT_WORK_MAX_SEC`), the cap twice the cores' seconds of
- * `SHORT_WORK_MAX_SEC`; both cut by `share` while admitted streams fall behind, as the limits are.
+ * Short work served beyond the limits (see `AdmissionOptions.shortWorkSec`/`shortWorkCapSec`). The budget is
+ * what the cores do in one admission wait (at most `SHORT_WORK_MAX_SEC`), cut by `share` like the limits while
+ * admitted streams fall behind. The cap is not cut: it bounds a flood, not the node's pace, and a short stream
+ * whose wait ran out has already waited longer than its whole synthesis takes, so on a node that is behind it
+ * is still better served than refused (the limits, cut by the share, make the room).
  */
 export function shortWorkLimits(cores: number, waitSec: number, share = 1): { budgetSec: number; capSec: number } {
   return {
     budgetSec: cores * Math.min(waitSec, SHORT_WORK_MAX_SEC) * share,
-    capSec: cores * SHORT_WORK_MAX_SEC * SHORT_WORK_CAP_FACTOR * share,
+    capSec: cores * SHORT_WORK_MAX_SEC * SHORT_WORK_CAP_FACTOR,
   }
 }
