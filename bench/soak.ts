@@ -12,15 +12,27 @@
  * Each minute: the server's RSS, heap used, external and array-buffer memory (its own `process.memoryUsage()`),
  * and the answers so far. Verdict: RSS at the end at most 5 % above minute 5 (minute 1 in runs under 6 minutes),
  * no mismatch, no error. Then 10 s idle and RSS again.
+ *
+ * `--heap-diff A,B` (e.g. `1,3`; 0 ≤ A < B < N): what is retained. The server writes a V8 heap snapshot at
+ * minute A and at minute B (into a temp dir, removed at the end), and after the soak the two are compared per
+ * constructor or type: objects and self size at A and at B, the top 20 by growth and the totals
+ * (`heap-diff.ts`). Writing a snapshot stops the server for seconds and costs it memory, so take RSS figures
+ * from a run without it.
  */
-import { loadavg } from 'node:os'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { diffHeapSnapshots, formatHeapDiff } from './heap-diff.js'
 import { asr, LiveClient, RATE, sse, tts, type Answer } from './soak-clients.js'
 import { startBenchServer } from './server.js'
 
-const { values: args } = parseArgs({ options: { minutes: { type: 'string', default: '60' }, streams: { type: 'string', default: '64' } } })
+const { values: args } = parseArgs({ options: {
+  minutes: { type: 'string', default: '60' }, streams: { type: 'string', default: '64' }, 'heap-diff': { type: 'string' },
+} })
 const MINUTES = Number(args.minutes)
 const STREAMS = Number(args.streams)
+const HEAP_DIFF = args['heap-diff'] === undefined ? undefined : snapshotMinutes(args['heap-diff'])
 const TEXTS = [
   'Sure, I can help you with that right away. Let me pull up your account and check the last three orders.',
   'The weather today looks sunny with a light breeze in the afternoon, and it should stay dry until the weekend.',
@@ -41,6 +53,9 @@ async function main(): Promise<void> {
   const server = await startBenchServer({}, ['tts', 'asr'])
   const { url, key } = server
   const tally: Tally = { answers: 0, refused: 0, refusedNoRetry: 0, errors: [], mismatches: [] }
+  const snapshotDir = HEAP_DIFF && await mkdtemp(join(tmpdir(), 'parla-soak-heap-'))
+  const snapshotAt = (n: number) => join(snapshotDir as string, `minute-${n}.heapsnapshot`)
+  const snapshots: Promise<void>[] = []
   try {
     console.log(`soak: ${STREAMS} clients for ${MINUTES} min (${KINDS.join(', ')}); load average before: ${load()}`)
     // References, one request at a time; the seconds of audio of each text, to listen for as long.
@@ -75,6 +90,12 @@ async function main(): Promise<void> {
       rss[n === 'end' ? rss.length : n] = m.rss
       const t = tally
       console.log(`min ${String(n).padStart(3)}  rss ${mb(m.rss)} MB  heap used ${mb(m.heapUsed)} MB  external ${mb(m.external)} MB  array buffers ${mb(m.arrayBuffers)} MB  answers ${t.answers}, refused ${t.refused}, errors ${t.errors.length}, mismatches ${t.mismatches.length}  load ${load()}`)
+      if (typeof n === 'number' && HEAP_DIFF?.includes(n)) snapshots.push(snapshot(n))
+    }
+    const snapshot = async (n: number) => {
+      const started = performance.now()
+      await server.heapSnapshot(snapshotAt(n))
+      console.log(`min ${String(n).padStart(3)}  heap snapshot written in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     }
     await minute(0)
     let n = 0
@@ -112,10 +133,27 @@ async function main(): Promise<void> {
 
     await sleep(10_000)
     const idle = await server.memory()
+    if (HEAP_DIFF) {
+      await Promise.all(snapshots)
+      const [a, b] = HEAP_DIFF
+      const diff = diffHeapSnapshots(snapshotAt(a), snapshotAt(b))
+      console.log(`\nheap, minute ${a} → minute ${b}: objects and self size per constructor or type, top 20 by growth`)
+      console.log(formatHeapDiff(diff, [`min ${a}`, `min ${b}`]))
+    }
     verdict(rss, idle.rss, tally)
   } finally {
     await server.stop()
+    if (snapshotDir) await rm(snapshotDir, { recursive: true, force: true })
   }
+}
+
+/** `A,B` of `--heap-diff`: two minutes while the load runs (the clients stop at minute N). */
+function snapshotMinutes(value: string): [number, number] {
+  const [a, b, ...rest] = value.split(',').map(Number)
+  if (rest.length > 0 || !Number.isInteger(a) || !Number.isInteger(b) || a! < 0 || a! >= b! || b! >= MINUTES) {
+    throw new Error(`--heap-diff ${value}: give two minutes A,B with 0 ≤ A < B < ${MINUTES} (--minutes), e.g. 1,3`)
+  }
+  return [a!, b!]
 }
 
 function digestOf(answer: Answer): string {
