@@ -16,10 +16,11 @@
  * `--heap-diff A,B` (e.g. `1,3`; 0 ≤ A < B < N): what is retained. The server writes a V8 heap snapshot at
  * minute A and at minute B (into a temp dir, removed at the end), and after the soak the two are compared per
  * constructor or type: objects and self size at A and at B, the top 20 by growth and the totals
- * (`heap-diff.ts`). Writing a snapshot stops the server for seconds and costs it memory, so take RSS figures
- * from a run without it.
+ * (`heap-diff.ts`). `--heap-dir DIR` keeps the snapshots in DIR instead, to find in Chrome DevTools (Memory,
+ * Load, Comparison) what retains a grower. Writing a snapshot stops the server for seconds and costs it memory
+ * (RSS stays about 150 MB higher after the first), so take RSS figures from a run without it.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,6 +30,7 @@ import { startBenchServer } from './server.js'
 
 const { values: args } = parseArgs({ options: {
   minutes: { type: 'string', default: '60' }, streams: { type: 'string', default: '64' }, 'heap-diff': { type: 'string' },
+  'heap-dir': { type: 'string' },
 } })
 const MINUTES = Number(args.minutes)
 const STREAMS = Number(args.streams)
@@ -53,7 +55,8 @@ async function main(): Promise<void> {
   const server = await startBenchServer({}, ['tts', 'asr'])
   const { url, key } = server
   const tally: Tally = { answers: 0, refused: 0, refusedNoRetry: 0, errors: [], mismatches: [] }
-  const snapshotDir = HEAP_DIFF && await mkdtemp(join(tmpdir(), 'parla-soak-heap-'))
+  const keep = args['heap-dir']
+  const snapshotDir = HEAP_DIFF && (keep ? await mkdir(keep, { recursive: true }).then(() => keep) : await mkdtemp(join(tmpdir(), 'parla-soak-heap-')))
   const snapshotAt = (n: number) => join(snapshotDir as string, `minute-${n}.heapsnapshot`)
   const snapshots: Promise<void>[] = []
   try {
@@ -143,7 +146,7 @@ async function main(): Promise<void> {
     verdict(rss, idle.rss, tally)
   } finally {
     await server.stop()
-    if (snapshotDir) await rm(snapshotDir, { recursive: true, force: true })
+    if (snapshotDir && !keep) await rm(snapshotDir, { recursive: true, force: true })
   }
 }
 
