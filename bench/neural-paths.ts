@@ -4,6 +4,7 @@
  * server in a child process, pcm at the model's rate). Each reports wall time, time to first audio, seconds of
  * audio and the CPU time its side used (this process; the server and its neural processes, from /proc).
  */
+import { Agent, request } from 'node:http'
 import { createRequire } from 'node:module'
 import { detectPackage } from '../src/models/detect.js'
 import { kokoroLang } from '../src/engines/tts/neural/kokoro-lang.js'
@@ -55,19 +56,42 @@ export async function loadDirect(modelsDir: string, name: string): Promise<Direc
   }
 }
 
-const post = (server: BenchServer, path: string, body: unknown) => fetch(new URL(path, server.url), {
-  method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-})
+/**
+ * The client is node:http with a keep-alive agent, as in the other benchmarks (bench/tts.ts): a lean client, so
+ * the figure is Parla's. `fetch` (undici) adds its own few milliseconds per request to the first byte.
+ */
+const agent = new Agent({ keepAlive: true })
+
+/** POSTs `body` as JSON and answers the status and the body's pieces as they arrive. */
+function post(server: BenchServer, path: string, body: unknown): Promise<{ status: number; body: AsyncIterable<Buffer> }> {
+  const payload = Buffer.from(JSON.stringify(body))
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, server.url), {
+      method: 'POST',
+      agent,
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', 'content-length': payload.length },
+    }, (res) => resolve({ status: res.statusCode ?? 0, body: res }))
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+/** The text of an error response. */
+async function text(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const part of body) parts.push(part)
+  return Buffer.concat(parts).toString()
+}
 
 /** `POST /v1/tts` with `voice`, pcm at `rate`: wall time to the first and the last byte. */
-export async function speakEndToEnd(server: BenchServer, voice: string, rate: number, text: string): Promise<Run> {
+export async function speakEndToEnd(server: BenchServer, voice: string, rate: number, spoken: string): Promise<Run> {
   const c0 = processTreeCpuMs(server.pid)
   const t0 = performance.now()
-  const res = await post(server, '/v1/tts', { text, reference_id: voice, format: 'pcm', sample_rate: rate })
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
+  const res = await post(server, '/v1/tts', { text: spoken, reference_id: voice, format: 'pcm', sample_rate: rate })
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await text(res.body)}`)
   let first = 0
   let bytes = 0
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res.body) {
     first ||= performance.now() - t0
     bytes += chunk.length
   }
@@ -75,11 +99,11 @@ export async function speakEndToEnd(server: BenchServer, voice: string, rate: nu
 }
 
 /** The same by SSE (words aligned): wall time to the first and the last event. */
-export async function speakSse(server: BenchServer, voice: string, rate: number, text: string): Promise<{ total: number; first: number }> {
+export async function speakSse(server: BenchServer, voice: string, rate: number, spoken: string): Promise<{ total: number; first: number }> {
   const t0 = performance.now()
-  const res = await post(server, '/v1/tts/stream/with-timestamp', { text, reference_id: voice, format: 'pcm', sample_rate: rate })
-  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`)
+  const res = await post(server, '/v1/tts/stream/with-timestamp', { text: spoken, reference_id: voice, format: 'pcm', sample_rate: rate })
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await text(res.body)}`)
   let first = 0
-  for await (const _ of res.body as AsyncIterable<Uint8Array>) first ||= performance.now() - t0
+  for await (const _ of res.body) first ||= performance.now() - t0
   return { total: performance.now() - t0, first }
 }

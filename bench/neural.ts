@@ -5,9 +5,9 @@
  * real-time factor, first audio, resident memory per loaded model, and Parla's overhead (wall and CPU).
  *
  * Runtime alone: sherpa-onnx in this process with the configuration Parla prepares, `generateAsync`, one thread.
- * End to end: a Parla server in a child process (one neural process, one thread), `POST /v1/tts`, pcm at the
- * model's rate. On a machine shared with other work, wall time mostly measures the other work, while the CPU
- * ratio is Parla's own cost; both are printed.
+ * End to end: a Parla server in a child process (one neural process, one thread), `POST /v1/tts` by node:http
+ * with keep-alive (bench/neural-paths.ts), pcm at the model's rate. On a machine shared with other work, wall
+ * time mostly measures the other work, while the CPU ratio is Parla's own cost; both are printed.
  * Then, on the Piper voice: the cost of word timing by alignment (SSE against plain `/v1/tts`, and the aligner
  * alone on festival's speech), and the first request after `neuralIdleSec` stopped the processes.
  * Before those, Whisper tiny and base at their published sizes: `/v1/asr` on 60 s of real speech against the
@@ -101,13 +101,7 @@ async function alignmentCost(sentences: readonly string[]) {
  */
 async function idleRestart(voice: string, rate: number): Promise<void> {
   const idle = await startBenchServer({ modelsDir: BENCH_MODELS_DIR, neuralProcesses: 1, neuralThreads: 1, neuralIdleSec: 1 })
-  const firstByte = async () => {
-    const t0 = performance.now()
-    const res = await fetch(new URL('/v1/tts', idle.url), { method: 'POST', headers: { authorization: `Bearer ${idle.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: SENTENCE, reference_id: voice, format: 'pcm', sample_rate: rate }) })
-    let first = 0
-    for await (const _ of res.body as AsyncIterable<Uint8Array>) first ||= performance.now() - t0
-    return first
-  }
+  const firstByte = async () => (await speakEndToEnd(idle, voice, rate, SENTENCE)).first
   const hosts = () => neuralHosts(idle).length
   try {
     const warm: number[] = []

@@ -27,6 +27,12 @@ export interface SynthesisChunk {
    * without samples may follow it.
    */
   readonly final?: boolean
+  /**
+   * The engine keeps no reference to `samples` and never reads or changes them again, so the caller may level
+   * them in place instead of copying them first (for an engine that hands over a whole sentence at once, that
+   * copy stands between the runtime's audio and the first bytes sent).
+   */
+  readonly owned?: boolean
 }
 
 export interface TtsVoice {

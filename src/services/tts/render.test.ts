@@ -23,7 +23,40 @@ const alignedAfter: TtsEngine = {
   close: async () => {},
 }
 
+/** An engine that speaks a second of tone per call, handing over the buffer it made (`owned`) or not. */
+const toneEngine = (owned: boolean, made: Float32Array[]): TtsEngine => ({
+  ...alignedAfter,
+  id: owned ? 'owned' : 'kept',
+  async *synthesize() {
+    const samples = tone(1)
+    made.push(samples)
+    yield { samples, words: [], ...(owned && { owned: true }) }
+    yield { samples: new Float32Array(0), words: [], final: true }
+  },
+})
+
+async function renderedAudio(engine: TtsEngine): Promise<Float32Array> {
+  const params = plainTtsParams('one two three', 'pcm')
+  const chunks = planText(params.text, { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 50, latency: 'balanced' })
+  const parts: Float32Array[] = []
+  for await (const event of renderSpeech({ chunks, params, outputRate: RATE, words: false, chooseVoice: () => ({ modelId: 'x', engine, voiceId: 'v', languages: ['en'] }) })) {
+    if (event.type === 'audio') parts.push(event.samples)
+  }
+  return Float32Array.from(parts.flatMap((p) => [...p]))
+}
+
 describe('render', () => {
+  it('levels a piece the engine handed over in place, without copying it first, and leaves other pieces as they were', async () => {
+    const owned: Float32Array[] = []
+    const kept: Float32Array[] = []
+    const fromOwned = await renderedAudio(toneEngine(true, owned))
+    const fromKept = await renderedAudio(toneEngine(false, kept))
+    // The same audio either way (loudness normalization changes the tone's level, so in place shows).
+    expect(fromOwned).toEqual(fromKept)
+    expect(kept[0]).toEqual(tone(1))
+    expect(owned[0]).not.toEqual(tone(1))
+  })
+
   it('maps words sent after their audio through the time-stretch the audio had', async () => {
     const params = plainTtsParams('one two three', 'pcm')
     const chunks = planText(params.text, { dialect: 's2-pro', normalize: true, chunkLength: 200, minChunkLength: 50, latency: 'balanced' })

@@ -256,8 +256,8 @@ function* streamed(stream: StretchStream, samples: Float32Array, rate: number, s
 }
 
 async function processPiece(piece: SynthesisChunk, rate: number, plan: Controls, stretch: Stretcher | undefined, signal?: AbortSignal): Promise<Float32Array> {
-  // Engines may reuse their buffers; gain is applied in place, so work on a copy.
-  if (!plan.dsp || !stretch || piece.samples.length === 0) return piece.samples.slice()
+  // Engines may reuse their buffers; gain is applied in place, so work on a copy unless the engine handed them over.
+  if (!plan.dsp || !stretch || piece.samples.length === 0) return piece.owned ? piece.samples : piece.samples.slice()
   return stretch(piece.samples, rate, { ...plan.dsp, ...(signal && { signal }) })
 }
 

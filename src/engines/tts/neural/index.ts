@@ -144,7 +144,8 @@ export async function createNeuralEngine(options: NeuralEngineOptions = {}): Pro
             // The rate the metadata declared, which `sampleRateOf` told the caller; a model that disagrees is resampled.
             const samples = resampleAll(raw, model.sampleRate, rate)
             pieces.push(samples)
-            yield { samples, words: [] }
+            // Without words nothing here reads the pieces again (they are kept for alignment only): the caller's.
+            yield { samples, words: [], ...(options.words === false && { owned: true }) }
           }
         } catch (err) {
           // The runtime's front end found nothing it can say in this text: the input's fault, not the engine's.

@@ -58,6 +58,18 @@ describe('neural engine', () => {
     ])
   })
 
+  it('hands its audio over (no copy needed) only when no words are asked for, as it keeps the audio to align them', async () => {
+    const owned = async (words: boolean) => {
+      const flags: boolean[] = []
+      for await (const chunk of engine.synthesize({ text: LONG_TEXT, voice: 'en_US-tone-low' }, words ? {} : { words: false })) {
+        if (chunk.samples.length > 0) flags.push(chunk.owned === true)
+      }
+      return flags
+    }
+    expect(await owned(false)).toEqual([true, true, true, true])
+    expect(await owned(true)).toEqual([false, false, false, false])
+  })
+
   it('survives hostile text', async () => {
     const c = await collect(engine, { text: HOSTILE_TEXT, voice: 'en_US-tone-low' })
     expect(c.samples.every((s) => Math.abs(s) <= 1)).toBe(true)
