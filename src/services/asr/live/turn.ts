@@ -102,6 +102,7 @@ export class LiveTurn {
    */
   async speculate(): Promise<void> {
     if (!this.#ctx.engine.openStream || this.#speculation || this.#abort.signal.aborted) return
+    if (this.#stream && !this.#stream.decodeSoFar) return
     if (this.#pendingLength > 0) await this.#feed()
     const stream = this.#stream
     if (!stream?.decodeSoFar) return
