@@ -265,7 +265,7 @@ describe('live session', () => {
   })
 
   it('speech after a pause drops its speculative final and the turn goes on with the held audio', async () => {
-    // Two recordings, their silence trimmed, 0.3 s apart: a pause longer than a speculation waits for (0.2 s),
+    // Two recordings, their silence trimmed, 0.3 s apart: a pause longer than a speculation waits for (0.1 s),
     // shorter than the end of a turn (0.5 s).
     const go = recording('goforward.wav').subarray(0, 2.25 * 16000)
     const next = recording('librivox-0880.wav').subarray(0.25 * 16000)

@@ -12,16 +12,16 @@ function steps(detector: TurnDetector, frames: string): string[] {
 }
 
 describe('turn detector', () => {
-  it('says pause after 200 ms of silence in a turn, resume when speech comes back, end after silenceMs', () => {
+  it('says pause after 100 ms of silence in a turn, resume when speech comes back, end after silenceMs', () => {
     const speech = '1'.repeat(30)
     const frames = speech + '0'.repeat(25) + speech + '0'.repeat(60)
-    // Start on the 8th voiced frame; pause on the 20th silent one; resume on the voice after it; end on the 50th.
-    expect(steps(new TurnDetector(DEFAULT_TURN), frames)).toEqual(['start@7', 'pause@49', 'resume@55', 'pause@104', 'end@134'])
+    // Start on the 8th voiced frame; pause on the 10th silent one; resume on the voice after it; end on the 50th.
+    expect(steps(new TurnDetector(DEFAULT_TURN), frames)).toEqual(['start@7', 'pause@39', 'resume@55', 'pause@94', 'end@134'])
   })
 
   it('a gap between words is no pause; with a short silenceMs the pause comes at half of it', () => {
-    const frames = '1'.repeat(20) + '0'.repeat(15) + '1'.repeat(20) + '0'.repeat(30)
-    expect(steps(new TurnDetector(DEFAULT_TURN), frames)).toEqual(['start@7', 'pause@74'])
-    expect(steps(new TurnDetector({ ...DEFAULT_TURN, silenceMs: 200 }), frames)).toEqual(['start@7', 'pause@29', 'resume@35', 'pause@64', 'end@74'])
+    const frames = '1'.repeat(20) + '0'.repeat(8) + '1'.repeat(20) + '0'.repeat(30)
+    expect(steps(new TurnDetector(DEFAULT_TURN), frames)).toEqual(['start@7', 'pause@57'])
+    expect(steps(new TurnDetector({ ...DEFAULT_TURN, silenceMs: 120 }), frames)).toEqual(['start@7', 'pause@25', 'resume@28', 'pause@53', 'end@59'])
   })
 })
