@@ -62,6 +62,13 @@ export interface AsrStream {
    * can take as long as `transcribe` of that audio.
    */
   end(): Promise<readonly RecognizedWord[]>
+  /**
+   * Optional: the words `end()` would give if no more audio came, without ending the utterance (a speculative
+   * final, started when the speaker pauses). `end()` with nothing fed since a completed call answers the same
+   * words without decoding again; `feed` may follow (the speaker went on). Aborting `signal` stops this decode
+   * only (it rejects with an AbortError; the utterance goes on). One at a time: the engine decodes in order.
+   */
+  decodeSoFar?(signal: AbortSignal): Promise<readonly RecognizedWord[]>
 }
 
 /**

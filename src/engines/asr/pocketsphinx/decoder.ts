@@ -19,6 +19,32 @@ function cleanWord(word: string): string {
   return word.replace(/\(\d+\)$/, '')
 }
 
+/** A live utterance under way (`startStream` … `endStream`). */
+interface LiveUtterance {
+  readonly heard: Int16Array[]
+  samples: number
+  /** How much of it the starting mean was measured on (-1: more than its own audio). */
+  meanOf: number
+  /** False once `decodeSoFar` used the native decoder: the next feed starts a new segment. */
+  live: boolean
+  /** Words before the current segment (what the decode so far found), put before its hypotheses. */
+  prefix: string[]
+  /** The last hypothesis given out. */
+  hyp: string[]
+  /** The last completed decode so far, and how much audio it covered. */
+  soFar?: { readonly samples: number; readonly words: RecognizedWord[] }
+}
+
+function joined(parts: readonly Int16Array[], length: number): Int16Array {
+  const whole = new Int16Array(length)
+  let at = 0
+  for (const part of parts) {
+    whole.set(part, at)
+    at += part.length
+  }
+  return whole
+}
+
 export interface DecodeResult {
   readonly words: RecognizedWord[]
   /** True when `shouldStop` ended the utterance early; `words` is then empty. */
@@ -34,8 +60,8 @@ export class PocketsphinxDecoder {
   #config: Handle
   #ps: Handle
   readonly #resetCmn: ((samples?: Int16Array) => void) | undefined
-  /** The live utterance under way: its audio so far, and how much of it the starting mean was measured on. */
-  #stream: { heard: Int16Array[]; samples: number; meanOf: number } | undefined
+  #stream: LiveUtterance | undefined
+  #decodes = 0
 
   constructor(args: readonly string[]) {
     this.#api = loadPocketsphinx()
@@ -49,6 +75,11 @@ export class PocketsphinxDecoder {
       throw new SpeechError('unavailable', msg)
     }
     this.#resetCmn = cmnResetter(this.#api, this.#ps)
+  }
+
+  /** Audio decoded whole so far (`decode`, `align`, and the second passes of `endStream` and `decodeSoFar`). */
+  get decodes(): number {
+    return this.#decodes
   }
 
   /** False when the CMN reset could not be set up (unexpected library build); decoding still works. */
@@ -97,7 +128,7 @@ export class PocketsphinxDecoder {
     this.#resetCmn?.(heard)
     this.#api.ps_start_stream(this.#ps)
     if (this.#api.ps_start_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
-    this.#stream = { heard: [], samples: 0, meanOf: heard === first ? first.length : -1 }
+    this.#stream = { heard: [], samples: 0, meanOf: heard === first ? first.length : -1, live: true, prefix: [], hyp: [] }
   }
 
   /** Decodes more of the running utterance; returns the best hypothesis so far as words. */
@@ -107,6 +138,7 @@ export class PocketsphinxDecoder {
     if (!stream) throw new SpeechError('internal_error', '[pocketsphinx] feed without a live utterance')
     stream.heard.push(samples)
     stream.samples += samples.length
+    if (!stream.live) this.#newSegment(stream)
     for (let at = 0; at < samples.length; at += blockSamples) {
       const block = samples.subarray(at, Math.min(samples.length, at + blockSamples))
       if (this.#api.ps_process_raw(ps, block, block.length, 0, 0) < 0) {
@@ -114,7 +146,46 @@ export class PocketsphinxDecoder {
       }
     }
     const hyp = this.#api.ps_get_hyp(ps, [0]) ?? ''
-    return hyp.split(/\s+/).filter((w) => !isFiller(w)).map((w) => cleanWord(w).toLowerCase())
+    stream.hyp = [...stream.prefix, ...hyp.split(/\s+/).filter((w) => !isFiller(w)).map((w) => cleanWord(w).toLowerCase())]
+    return stream.hyp
+  }
+
+  /**
+   * The words `endStream` would give now, without ending the utterance (a speculative final while the speaker
+   * pauses). It needs the native decoder, so the live pass ends here: a later `feed` goes on in a new segment
+   * (its hypotheses after these words), and `endStream` with nothing fed since answers these words without
+   * decoding again. Stopped by `shouldStop` between blocks, the utterance goes on all the same.
+   */
+  decodeSoFar(blockSamples: number, shouldStop: () => boolean): DecodeResult {
+    const stream = this.#stream
+    if (!stream) throw new SpeechError('internal_error', '[pocketsphinx] decodeSoFar without a live utterance')
+    if (stream.soFar?.samples === stream.samples) return { words: stream.soFar.words, stopped: false }
+    const endsLivePass = stream.live
+    let result: DecodeResult
+    if (endsLivePass) {
+      stream.live = false
+      if (this.#api.ps_end_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_end_utt failed')
+    }
+    if (endsLivePass && (stream.samples === stream.meanOf || !this.#resetCmn)) {
+      // Nothing beyond the audio its mean was measured on: the live pass is the final (as in endStream).
+      result = { words: this.#words(), stopped: false }
+    } else {
+      result = this.#run(joined(stream.heard, stream.samples), blockSamples, shouldStop)
+    }
+    if (!result.stopped) {
+      stream.soFar = { samples: stream.samples, words: result.words }
+      stream.prefix = result.words.map((w) => w.word)
+    } else stream.prefix = stream.hyp
+    return result
+  }
+
+  /** Goes on after `decodeSoFar`: a new utterance on the decoder, its mean measured on all the audio so far. */
+  #newSegment(stream: LiveUtterance): void {
+    this.#resetCmn?.(joined(stream.heard, stream.samples))
+    this.#api.ps_start_stream(this.#ps)
+    if (this.#api.ps_start_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
+    stream.live = true
+    stream.meanOf = -1
   }
 
   /**
@@ -127,28 +198,28 @@ export class PocketsphinxDecoder {
   endStream(blockSamples: number, shouldStop: () => boolean): DecodeResult {
     const stream = this.#stream
     this.#stream = undefined
+    if (stream && !stream.live) {
+      // Ended by decodeSoFar: its words, unless audio came after them.
+      if (stream.soFar?.samples === stream.samples) return { words: stream.soFar.words, stopped: false }
+      return this.#run(joined(stream.heard, stream.samples), blockSamples, shouldStop)
+    }
     if (this.#api.ps_end_utt(this.#ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_end_utt failed')
     if (!stream || stream.samples === stream.meanOf || !this.#resetCmn) return { words: this.#words(), stopped: false }
-    const whole = new Int16Array(stream.samples)
-    let at = 0
-    for (const part of stream.heard) {
-      whole.set(part, at)
-      at += part.length
-    }
-    return this.#run(whole, blockSamples, shouldStop)
+    return this.#run(joined(stream.heard, stream.samples), blockSamples, shouldStop)
   }
 
   /** Drops the running utterance, if any (a cancelled or failed turn). */
   abandonStream(): void {
-    if (!this.#stream) return
+    const stream = this.#stream
     this.#stream = undefined
-    this.#api.ps_end_utt(this.#ps)
+    if (stream?.live) this.#api.ps_end_utt(this.#ps)
   }
 
   #run(samples: Int16Array, blockSamples: number, shouldStop: () => boolean): DecodeResult {
     const api = this.#api
     const ps = this.#ps
     if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
+    this.#decodes++
     // Without a new stream the frame counter runs on from the previous utterance and every time shifts.
     // Before the new stream: the mean is measured with the decoder's front end, whose sample count (the
     // source of every time) ps_start_stream then sets back to zero.

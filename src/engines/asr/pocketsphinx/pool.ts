@@ -35,6 +35,8 @@ export interface PoolStream {
   feed(pcm: Int16Array): Promise<string[]>
   /** Ends the utterance: its words, timed from its first sample. The worker is then free. */
   end(): Promise<RecognizedWord[]>
+  /** The words `end()` would give now, the utterance going on; an abort of `signal` stops this decode only. */
+  decodeSoFar(signal: AbortSignal): Promise<RecognizedWord[]>
 }
 
 interface Slot {
@@ -119,6 +121,20 @@ export class DecoderPool {
     }
     const stream: PoolStream = {
       feed: (pcm) => post({ type: 'stream-feed', id, pcm }, [pcm.buffer as ArrayBuffer]),
+      decodeSoFar: (signal) => {
+        if (signal.aborted) return Promise.reject(abortError(signal))
+        const spec = this.#nextId++
+        const words = post<RecognizedWord[]>({ type: 'stream-so-far', id, spec })
+        // The worker stops between blocks; the caller is answered at once (its reply is then ignored).
+        const onAbort = () => {
+          const slot = this.#slots.find((s) => s.job === job)
+          if (slot) Atomics.store(slot.cancel, 0, spec)
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(abortError(signal)), { once: true }))
+        aborted.catch(() => {})
+        return Promise.race([words, aborted]).finally(() => signal.removeEventListener('abort', onAbort))
+      },
       end: () => {
         const words = post<RecognizedWord[]>({ type: 'stream-end', id })
         ended = true
@@ -143,7 +159,7 @@ export class DecoderPool {
           if (reply.type === 'partial' && open) {
             open.resolve({ stream, words: reply.words })
             open = undefined
-          } else if (reply.type === 'partial' || (reply.type === 'done' && !reply.stopped)) {
+          } else if (reply.type === 'partial' || reply.type === 'so-far' || (reply.type === 'done' && !reply.stopped)) {
             waiting.shift()?.resolve(reply.words as never)
           }
         },
@@ -234,7 +250,7 @@ export class DecoderPool {
     if (!job || job.id !== reply.id) return
     if (job.stream && !job.settled) job.stream.onReply(reply)
     // A live utterance keeps its worker until it is done.
-    if (reply.type === 'partial') return
+    if (reply.type === 'partial' || reply.type === 'so-far') return
     this.#release(slot)
     if (reply.type === 'done') {
       if (!reply.stopped) this.#settle(job, undefined, reply.words)

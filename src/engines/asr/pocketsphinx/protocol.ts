@@ -26,11 +26,14 @@ export interface CloseMessage {
  * A live utterance on one decoder (`openStream` in pool.ts): `stream-start` with its first audio, any number of
  * `stream-feed`, then `stream-end` (its words: the whole utterance decoded again when more than its first audio
  * came, which polls the cancel flag like a job) or `stream-cancel`. Each start and feed is answered by `partial`.
+ * `stream-so-far` decodes the utterance so far as `stream-end` would without ending it (answered by `so-far`); it
+ * stops when the cancel flag holds its `spec` id (that decode only) or the utterance's id.
  */
 export type StreamMessage =
   | { readonly type: 'stream-start'; readonly id: number; readonly pcm: Int16Array; readonly channel?: Int16Array }
   | { readonly type: 'stream-feed'; readonly id: number; readonly pcm: Int16Array }
   | { readonly type: 'stream-end' | 'stream-cancel'; readonly id: number }
+  | { readonly type: 'stream-so-far'; readonly id: number; readonly spec: number }
 
 export type WorkerRequest = JobMessage | CloseMessage | StreamMessage
 
@@ -40,3 +43,4 @@ export type WorkerReply =
   | { readonly type: 'done', readonly id: number, readonly words: RecognizedWord[], readonly stopped: boolean }
   | { readonly type: 'failed', readonly id: number, readonly message: string }
   | { readonly type: 'partial', readonly id: number, readonly words: string[] }
+  | { readonly type: 'so-far', readonly id: number, readonly words: RecognizedWord[], readonly stopped: boolean }

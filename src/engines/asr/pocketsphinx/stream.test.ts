@@ -4,7 +4,10 @@ import { readPcm16Wav } from '../../../audio/wav-header.js'
 import { float32ToInt16 } from '../../../audio/signal.js'
 import { wer } from '../../../asr/wer.js'
 import { isAbortError } from '../../../errors.js'
+import { PocketsphinxDecoder } from './decoder.js'
+import { lmDictionary } from './dictionary.js'
 import { createPocketsphinxEngine, type PocketsphinxEngine } from './index.js'
+import { DEFAULT_PRESET, decoderArgs, MODEL_DIR } from './settings.js'
 
 const FIXTURES = new URL('../../../../test/fixtures/real-speech/', import.meta.url)
 const TRUTH = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them'
@@ -89,5 +92,82 @@ describe('pocketsphinx live utterances', () => {
 
   it('refuses a language it does not speak', async () => {
     await expect(engine.openStream(new Int16Array(1600), { language: 'de' })).rejects.toThrow(/not supported/)
+  })
+})
+
+describe('pocketsphinx decode so far (the speculative final)', () => {
+  let decoder: PocketsphinxDecoder
+  const BLOCK = 4096
+  const never = () => false
+  beforeAll(() => {
+    decoder = new PocketsphinxDecoder(decoderArgs(DEFAULT_PRESET, MODEL_DIR, undefined, lmDictionary(MODEL_DIR)))
+  })
+  afterAll(() => decoder.free())
+
+  const batch = (pcm: Int16Array) => decoder.decode(pcm, BLOCK, never).words
+  const startWith = (pcm: Int16Array) => {
+    const [first, ...rest] = blocks(pcm)
+    decoder.startStream(first!)
+    decoder.feed(first!, BLOCK)
+    return rest
+  }
+
+  it('with nothing fed after it, the end answers its words without decoding again: the batch decode of the audio', () => {
+    const pcm = recording('librivox-0870.wav')
+    for (const block of startWith(pcm)) decoder.feed(block, BLOCK)
+    const before = decoder.decodes
+    const soFar = decoder.decodeSoFar(BLOCK, never)
+    expect(decoder.decodes).toBe(before + 1)
+    const end = decoder.endStream(BLOCK, never)
+    expect(decoder.decodes).toBe(before + 1)
+    expect(soFar.stopped).toBe(false)
+    expect(end.words).toEqual(soFar.words)
+    expect(end.words).toEqual(batch(pcm))
+  })
+
+  it('when speech goes on after it, partials continue from its words and the end decodes all the audio, as without it', () => {
+    const pcm = recording('librivox-0870.wav')
+    const rest = startWith(pcm)
+    const half = Math.floor(rest.length / 2)
+    for (const block of rest.slice(0, half)) decoder.feed(block, BLOCK)
+    const soFar = decoder.decodeSoFar(BLOCK, never).words.map((w) => w.word)
+    const partials = rest.slice(half).map((block) => decoder.feed(block, BLOCK))
+    expect(partials[0]!.slice(0, soFar.length)).toEqual(soFar)
+    expect(partials.at(-1)!.length).toBeGreaterThan(soFar.length)
+    const before = decoder.decodes
+    const end = decoder.endStream(BLOCK, never)
+    expect(decoder.decodes).toBe(before + 1)
+    expect(end.words).toEqual(batch(pcm))
+  })
+
+  it('stopped part-way, it leaves the utterance going: more audio and the end still give the batch decode', () => {
+    const pcm = recording('librivox-0870.wav')
+    const rest = startWith(pcm)
+    const half = Math.floor(rest.length / 2)
+    for (const block of rest.slice(0, half)) decoder.feed(block, BLOCK)
+    let asked = 0
+    const stopped = decoder.decodeSoFar(BLOCK, () => ++asked > 2)
+    expect(stopped).toEqual({ words: [], stopped: true })
+    for (const block of rest.slice(half)) decoder.feed(block, BLOCK)
+    expect(decoder.endStream(BLOCK, never).words).toEqual(batch(pcm))
+  })
+})
+
+describe('pocketsphinx live utterances decoded so far through the engine', () => {
+  it('answers the words the end then gives; an aborted one rejects at once and the utterance goes on', async () => {
+    const pcm = recording('librivox-0870.wav')
+    const [first, ...rest] = blocks(pcm)
+    const { stream } = await engine.openStream(first!, { language: 'en' })
+    const half = Math.floor(rest.length / 2)
+    for (const block of rest.slice(0, half)) await stream.feed(block)
+    const dropped = new AbortController()
+    const aborted = stream.decodeSoFar!(dropped.signal)
+    dropped.abort()
+    await expect(aborted).rejects.toSatisfy(isAbortError)
+    for (const block of rest.slice(half)) await stream.feed(block)
+    const soFar = await stream.decodeSoFar!(new AbortController().signal)
+    const words = await stream.end()
+    expect(words).toEqual(soFar)
+    expect(words).toEqual([...(await engine.transcribe(pcm, { language: 'en' }))])
   })
 })

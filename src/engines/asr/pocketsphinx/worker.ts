@@ -47,6 +47,10 @@ function stream(d: PocketsphinxDecoder, message: StreamMessage): void {
       send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
     } else if (message.type === 'stream-feed') {
       send({ type: 'partial', id, words: d.feed(message.pcm, setup.blockSamples) })
+    } else if (message.type === 'stream-so-far') {
+      const { spec } = message
+      const result = d.decodeSoFar(setup.blockSamples, () => [spec, id].includes(Atomics.load(cancel, 0)))
+      send({ type: 'so-far', id, words: result.words, stopped: result.stopped })
     } else if (message.type === 'stream-end') {
       const result = d.endStream(setup.blockSamples, () => Atomics.load(cancel, 0) === id)
       send({ type: 'done', id, words: result.words, stopped: result.stopped })

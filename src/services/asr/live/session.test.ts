@@ -6,7 +6,8 @@ import { concatSamples, float32ToInt16 } from '../../../audio/signal.js'
 import { wer } from '../../../asr/wer.js'
 import { SpeechError } from '../../../errors.js'
 import { createPocketsphinxEngine, type PocketsphinxEngine } from '../../../engines/asr/pocketsphinx/index.js'
-import type { AsrEngine } from '../../../engines/asr/types.js'
+import type { AsrEngine, AsrStream } from '../../../engines/asr/types.js'
+import { isAbortError } from '../../../errors.js'
 import { createConcurrencyGate } from '../concurrency-gate.js'
 import { LiveSession, type LiveEvent, type LiveSessionOptions } from './session.js'
 import { DEFAULT_TURN } from './turn-detector.js'
@@ -57,6 +58,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine.close()
 })
+
+/** What a turn's stream was asked, in order: `feed`, `soFar` (a speculative final), `end`; and how each speculation ended. */
+interface StreamLog {
+  readonly calls: ('feed' | 'soFar' | 'end')[]
+  readonly speculations: Promise<'answered' | 'aborted' | 'failed'>[]
+}
+
+/** The engine, each turn's stream calls logged; `speculative: false` hides `decodeSoFar` (the plain end). */
+function logging(logs: StreamLog[], speculative = true): AsrEngine {
+  return {
+    ...engine,
+    id: 'logged',
+    capabilities: engine.capabilities,
+    transcribe: (s, o) => engine.transcribe(s, o),
+    openStream: async (first, o) => {
+      const log: StreamLog = { calls: [], speculations: [] }
+      logs.push(log)
+      const opened = await engine.openStream(first, o)
+      const inner = opened.stream
+      const stream: AsrStream = {
+        feed: (pcm) => (log.calls.push('feed'), inner.feed(pcm)),
+        end: () => (log.calls.push('end'), inner.end()),
+        ...(speculative && {
+          decodeSoFar: (signal: AbortSignal) => {
+            log.calls.push('soFar')
+            const words = inner.decodeSoFar!(signal)
+            log.speculations.push(words.then(() => 'answered', (err) => (isAbortError(err) ? 'aborted' : 'failed')))
+            return words
+          },
+        }),
+      }
+      return { ...opened, stream }
+    },
+    close: async () => {},
+  }
+}
 
 describe('live session', () => {
   it('finds both turns of a real recording at 24 kHz, with partials, finals and word times in the session clock', async () => {
@@ -207,6 +244,45 @@ describe('live session', () => {
     expect(seen).toContain('idle')
     expect(seen).not.toContain('final')
     await new Promise((r) => setTimeout(r, 50))
+    expect(gate.active).toBe(0)
+  })
+
+  it('a turn that ends in the silence after a pause takes the speculative final: the same words as the plain end, nothing fed after it', async () => {
+    const { bytes } = conversation(24000)
+    const speculative: StreamLog[] = []
+    const events = await run(new LiveSession(options({ engine: logging(speculative) })), bytes, 24000)
+    const plain: StreamLog[] = []
+    const without = await run(new LiveSession(options({ engine: logging(plain, false) })), bytes, 24000)
+    const finals = (list: LiveEvent[]) => list.filter((e) => e.type === 'final').map((e) => e.text)
+    expect(finals(events)).toHaveLength(2)
+    expect(finals(events)).toEqual(finals(without))
+    for (const log of speculative) {
+      // The stream's end comes straight after a speculation that answered (the engine then does not decode again).
+      expect(log.calls.slice(-2)).toEqual(['soFar', 'end'])
+      expect(await log.speculations.at(-1)).toBe('answered')
+    }
+    for (const log of plain) expect(log.calls.at(-1)).toBe('end')
+  })
+
+  it('speech after a pause drops its speculative final and the turn goes on with the held audio', async () => {
+    // Two recordings, their silence trimmed, 0.3 s apart: a pause longer than a speculation waits for (0.1 s),
+    // shorter than the end of a turn (0.5 s).
+    const go = recording('goforward.wav').subarray(0, 2.25 * 16000)
+    const next = recording('librivox-0880.wav').subarray(0.25 * 16000)
+    const audio = concatSamples([silence(0.8), go, silence(0.25), next, silence(1.2)])
+    const logs: StreamLog[] = []
+    const events = await run(new LiveSession(options({ engine: logging(logs), inputRate: 16000 })), new Uint8Array(float32ToInt16(audio).buffer), 16000)
+    const finals = events.filter((e) => e.type === 'final')
+    expect(finals).toHaveLength(1)
+    const spoken = finals[0]!.text.split(' ')
+    expect(spoken).toContain('forward')
+    expect(spoken.length).toBeGreaterThan(8)
+    const calls = logs[0]!.calls
+    const outcomes = await Promise.all(logs[0]!.speculations)
+    expect(outcomes.filter((o) => o === 'aborted').length).toBeGreaterThan(0)
+    expect(outcomes.at(-1)).toBe('answered')
+    // After each dropped speculation the held audio went to the decoder before any other: one at a time.
+    calls.slice(0, -2).forEach((call, i) => call === 'soFar' && expect(calls[i + 1]).toBe('feed'))
     expect(gate.active).toBe(0)
   })
 })

@@ -180,7 +180,9 @@ export class LiveSession {
       for (const f of lead) await this.#toTurn(f)
       return
     }
+    if (step === 'resume') this.#turn.resume()
     await this.#toTurn(frame)
+    if (step === 'pause') await this.#speculate()
     const tooLong = this.#turn.seconds * DECODE_RATE >= this.#maxTurnSamples
     if (step === 'end' || tooLong) {
       this.#events.push({ type: 'speech_stopped', turn: this.#turn.id, atSec: this.#clock / DECODE_RATE })
@@ -217,6 +219,17 @@ export class LiveSession {
     if (!turn || this.#turnFailed) return
     try {
       await turn.push(pcm)
+    } catch (err) {
+      this.#failTurn(turn, err)
+    }
+  }
+
+  /** The speaker paused: the turn's final may be decoded now (see LiveTurn). */
+  async #speculate(): Promise<void> {
+    const turn = this.#turn
+    if (!turn || this.#turnFailed) return
+    try {
+      await turn.speculate()
     } catch (err) {
       this.#failTurn(turn, err)
     }

@@ -48,6 +48,12 @@ const concat16 = (parts: readonly Int16Array[]): Int16Array => {
  * One turn's decoding. With an engine that decodes live, audio goes to its decoder as it comes (the first
  * block waits for a place in the gate and a decoder) and every block yields a partial; otherwise the turn's
  * audio is kept and recognised whole at its end.
+ *
+ * When the speaker pauses (`speculate`) and the engine can, the final is decoded from the audio so far in the
+ * background while the silence that follows is held back: if the turn ends in that silence, `finish` ends the
+ * stream with nothing more fed and the engine answers the words it already has, so the final does not wait for
+ * a whole-turn decode started only at the end. If speech resumes (`resume`), that decode is aborted and the held
+ * audio goes to the decoder as usual.
  */
 export class LiveTurn {
   readonly id: string
@@ -64,6 +70,8 @@ export class LiveTurn {
   #samples = 0
   #stream: AsrStream | undefined
   #release: (() => void) | undefined
+  /** The speculative final under way, if any: audio is held back from the decoder while it stands. */
+  #speculation: AbortController | undefined
 
   constructor(id: string, startSec: number, ctx: TurnContext) {
     this.id = id
@@ -83,8 +91,31 @@ export class LiveTurn {
     this.#recent.push(pcm)
     this.#recentLength += pcm.length
     while (this.#recentLength - this.#recent[0]!.length >= CHANNEL_SAMPLES) this.#recentLength -= this.#recent.shift()!.length
+    if (this.#speculation) return
     const first = this.#ctx.channel ? FEED_SAMPLES : FIRST_SAMPLES
     if (this.#pendingLength >= (this.#stream ? FEED_SAMPLES : first)) await this.#feed()
+  }
+
+  /**
+   * The speaker paused (the silence that may end the turn began): everything so far goes to the decoder and
+   * its final is decoded in the background. At most one at a time; a no-op for an engine that cannot.
+   */
+  async speculate(): Promise<void> {
+    if (!this.#ctx.engine.openStream || this.#speculation || this.#abort.signal.aborted) return
+    if (this.#stream && !this.#stream.decodeSoFar) return
+    if (this.#pendingLength > 0) await this.#feed()
+    const stream = this.#stream
+    if (!stream?.decodeSoFar) return
+    const speculation = new AbortController()
+    this.#speculation = speculation
+    // Its outcome reaches the final through `end()`; a failure of the stream shows there too.
+    stream.decodeSoFar(speculation.signal).catch(() => {})
+  }
+
+  /** Speech came back after a pause: the speculative final is dropped and the held audio goes on to the decoder. */
+  resume(): void {
+    this.#speculation?.abort(new DOMException('speech resumed', 'AbortError'))
+    this.#speculation = undefined
   }
 
   /** Decodes what is left and ends the turn: its words, in the session's clock. */
@@ -92,7 +123,11 @@ export class LiveTurn {
     try {
       let words: readonly RecognizedWord[]
       if (this.#ctx.engine.openStream) {
-        if (this.#pendingLength > 0) await this.#feed()
+        // Held back since the pause, which the speculative final covers: only silence (or padding) came after it.
+        if (this.#speculation) {
+          this.#pending = []
+          this.#pendingLength = 0
+        } else if (this.#pendingLength > 0) await this.#feed()
         words = this.#stream ? await this.#stream.end() : []
       } else {
         if (!this.#release) await this.#take(this.#abort.signal)
@@ -112,6 +147,7 @@ export class LiveTurn {
 
   /** Drops the turn (a clear, a failure, the session closing): its decoder and gate place are freed. */
   cancel(): void {
+    this.resume()
     this.#abort.abort(new DOMException('turn dropped', 'AbortError'))
     this.#done()
   }
