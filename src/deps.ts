@@ -206,7 +206,7 @@ function operations(config: Config, db: Db, asr: AsrService, cost: ReturnType<ty
   const settings = { maxStreams: config.maxStreams, maxStartingStreams: config.maxStartingStreams, cores: availableParallelism() }
   let metrics: Metrics | undefined
   const overload = createOverloadShare()
-  const shortWork = () => shortWorkLimits(coresLeft(settings.cores, asr.load.active), config.admissionWaitSec, overload.share())
+  const shortWork = () => shortWorkLimits(coresLeft(settings.cores, asr.load.active), settings.cores, config.admissionWaitSec, overload.share())
   const admission = createAdmission({
     // Each transcription under way keeps a decoder, and so a core, busy: speech plans with the cores left.
     limits: () => admissionLimits({ ...settings, cores: coresLeft(settings.cores, asr.load.active) }, cost.perAudioSec(), overload.share()),

@@ -242,12 +242,12 @@ describe('admission by expected work', () => {
 })
 
 describe('short work beyond the limits', () => {
-  it('has a budget of the cores\' work in one wait (at most 1 s each), cut by the share, and a cap of 2 s per core', () => {
-    expect(shortWorkLimits(2, 0.5)).toEqual({ budgetSec: 1, capSec: 4 })
-    expect(shortWorkLimits(2, 30)).toEqual({ budgetSec: 2, capSec: 4 })
-    // A node whose streams fell behind cuts the budget; the cap bounds a flood, not the pace, and stays.
-    expect(shortWorkLimits(2, 0.5, 0.5)).toEqual({ budgetSec: 0.5, capSec: 4 })
-    expect(shortWorkLimits(0.5, 0.5, 0.1)).toEqual({ budgetSec: 0.025, capSec: 1 })
+  it('has a budget of the cores\' work in one wait (at most 1 s each), cut by the share, and a cap of 1 s per core of the machine', () => {
+    expect(shortWorkLimits(2, 2, 0.5)).toEqual({ budgetSec: 1, capSec: 2 })
+    expect(shortWorkLimits(2, 2, 30)).toEqual({ budgetSec: 2, capSec: 2 })
+    // Streams behind or recognizers busy cut the budget; the cap bounds a flood, not the pace, and stays.
+    expect(shortWorkLimits(2, 2, 0.5, 0.5)).toEqual({ budgetSec: 0.5, capSec: 2 })
+    expect(shortWorkLimits(0.5, 2, 0.5, 0.1)).toEqual({ budgetSec: 0.025, capSec: 2 })
   })
 })
 

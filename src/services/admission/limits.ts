@@ -48,24 +48,18 @@ export function admissionLimits(settings: LimitSettings, cost: number | undefine
 }
 
 /**
- * The cap on short work beyond the limits, per core, as a multiple of the longest short work: twice the most
- * the budget can ever be (`SHORT_WORK_MAX_SEC` per core), so the budget shapes ordinary load and the cap only
- * stops a flood. At the cap every core has two seconds of short work queued beyond the limits: the half of
- * the cores the limits leave spare (`UTILISATION`) clears it in about four seconds, while each short stream
- * is done in under a second of a core.
- */
-const SHORT_WORK_CAP_FACTOR = 2
-
-/**
  * Short work served beyond the limits (see `AdmissionOptions.shortWorkSec`/`shortWorkCapSec`). The budget is
- * what the cores do in one admission wait (at most `SHORT_WORK_MAX_SEC`), cut by `share` like the limits while
- * admitted streams fall behind. The cap is not cut: it bounds a flood, not the node's pace, and a short stream
- * whose wait ran out has already waited longer than its whole synthesis takes, so on a node that is behind it
- * is still better served than refused (the limits, cut by the share, make the room).
+ * what the cores left (`coresLeft`: those recognition does not hold) do in one admission wait (at most
+ * `SHORT_WORK_MAX_SEC`), cut by `share` like the limits while admitted streams fall behind. The cap is one
+ * `SHORT_WORK_MAX_SEC` per core of the machine, neither cut by the share nor by recognition: it bounds a flood,
+ * not the node's pace, and a short stream whose wait ran out has already waited longer than its whole
+ * synthesis takes. Measured with bench:admission (docs/benchmarks.md, "Admission"): a cap of 2 s per core let
+ * replies pile up beyond the limits at twice the node's capacity (20 of 889 streams behind playback), a cap cut
+ * by busy recognizers refused replies of 0.4 s near capacity.
  */
-export function shortWorkLimits(cores: number, waitSec: number, share = 1): { budgetSec: number; capSec: number } {
+export function shortWorkLimits(coresLeft: number, cores: number, waitSec: number, share = 1): { budgetSec: number; capSec: number } {
   return {
-    budgetSec: cores * Math.min(waitSec, SHORT_WORK_MAX_SEC) * share,
-    capSec: cores * SHORT_WORK_MAX_SEC * SHORT_WORK_CAP_FACTOR,
+    budgetSec: coresLeft * Math.min(waitSec, SHORT_WORK_MAX_SEC) * share,
+    capSec: cores * SHORT_WORK_MAX_SEC,
   }
 }
