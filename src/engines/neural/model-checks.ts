@@ -23,12 +23,34 @@ export function loadTargetOf(pkg: ModelPackage, prepare: () => Promise<TtsLoadCo
 export const CHECK_WAIT_SEC = 30
 
 // One check process at a time in the whole server, whichever engine or models folder asked: a check loads a
-// whole model (hundreds of MB, seconds of both cores for Kokoro or Whisper), and requests come first.
-let turn: Promise<unknown> = Promise.resolve()
-function oneAtATime<T>(task: () => Promise<T>): Promise<T> {
-  const run = turn.then(task, task)
-  turn = run.catch(() => {})
-  return run
+// whole model (hundreds of MB, seconds of both cores for Kokoro or Whisper), and requests come first. Checks
+// run in the order they were queued, except that one a request waits for goes next (`hurry`): with many
+// packages found at once, a request must not wait for every check queued before its own.
+const queued: (() => void)[] = []
+let checking = false
+function oneAtATime<T>(task: () => Promise<T>): { readonly result: Promise<T>; hurry(): void } {
+  let start!: () => void
+  const result = new Promise<T>((resolve, reject) => {
+    start = () => {
+      checking = true
+      Promise.resolve().then(task).then(resolve, reject).finally(() => {
+        checking = false
+        startNext()
+      })
+    }
+  })
+  queued.push(start)
+  startNext()
+  return {
+    result,
+    hurry() {
+      const at = queued.indexOf(start)
+      if (at > 0) queued.unshift(...queued.splice(at, 1))
+    },
+  }
+}
+function startNext(): void {
+  if (!checking) queued.shift()?.()
 }
 
 const key = (id: string, stamp: string) => `${id}\n${stamp}`
@@ -42,6 +64,8 @@ const key = (id: string, stamp: string) => `${id}\n${stamp}`
 export class ModelChecks {
   readonly #results: LoadChecks
   readonly #pending = new Map<string, Promise<LoadVerdict | undefined>>()
+  /** Moves a queued check to the front (see `oneAtATime`). */
+  readonly #hurry = new Map<string, () => void>()
   readonly #listeners: ((id: string) => void)[] = []
   readonly #closing = new AbortController()
   readonly #logger: Logger | undefined
@@ -79,12 +103,15 @@ export class ModelChecks {
     const k = key(pkg.id, stamp)
     let pending = this.#pending.get(k)
     if (!pending) {
-      pending = oneAtATime(() => this.#probe(pkg, stamp, target)).catch((err: unknown) => {
+      const queuedCheck = oneAtATime(() => this.#probe(pkg, stamp, target))
+      this.#hurry.set(k, queuedCheck.hurry)
+      pending = queuedCheck.result.catch((err: unknown) => {
         // The verdict could not be kept (the cache not writable): the package stays unchecked, requests load it.
         this.#logger?.warn({ err, package: pkg.id }, '[neural] could not check a model package')
         return undefined
       }).finally(() => {
         this.#pending.delete(k)
+        this.#hurry.delete(k)
         this.#notify(pkg.id)
       })
       this.#pending.set(k, pending)
@@ -93,12 +120,13 @@ export class ModelChecks {
   }
 
   /**
-   * For a request: waits for a check under way on these files (at most `CHECK_WAIT_SEC`, then 503 with
-   * Retry-After) and returns its verdict; undefined when none is known (the request loads the files itself).
+   * For a request: waits for a check under way on these files, moved to the front if it is still queued (at
+   * most `CHECK_WAIT_SEC`, then 503 with Retry-After), and returns its verdict; undefined when none is known (the request loads the files itself).
    */
   async awaitVerdict(id: string, stamp: string | undefined, signal?: AbortSignal): Promise<LoadVerdict | undefined> {
     const pending = stamp === undefined ? undefined : this.#pending.get(key(id, stamp))
     if (pending) {
+      this.#hurry.get(key(id, stamp!))?.()
       let timer: NodeJS.Timeout | undefined
       let onAbort: (() => void) | undefined
       const late = new Promise<never>((_, reject) => {
