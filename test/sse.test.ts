@@ -168,12 +168,14 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
     const festival = (await s.deps.speech.engines.get('festival')) as FestivalEngine
     // Spies: render events the pipeline produces, and engine calls (one per sentence or so).
     let produced = 0
+    let renderSignal: AbortSignal | undefined
     const prepare = s.deps.tts.prepare.bind(s.deps.tts)
     const spy = vi.spyOn(s.deps.tts, 'prepare').mockImplementation(async (...args) => {
       const speech = await prepare(...args)
       return {
         ...speech,
         render: async function* (signal?: AbortSignal) {
+          renderSignal = signal
           for await (const e of speech.render(signal)) {
             produced++
             yield e
@@ -204,6 +206,9 @@ describe('POST /v1/tts/stream/with-timestamp', () => {
       // festival takes a process per sentence, so wait for a moment it is working.
       await expect.poll(() => festival.processIds().busy.length, { timeout: 120_000, interval: 1 }).toBeGreaterThan(0)
       req.destroy()
+      // The server has seen the client go (on a busy machine that can take a while, and festival may be idle
+      // between two sentences before it), then festival goes idle.
+      await expect.poll(() => renderSignal?.aborted, { timeout: 120_000, interval: 2 }).toBe(true)
       await expect.poll(() => festival.processIds().busy, { timeout: 120_000, interval: 2 }).toEqual([])
       // It stays stopped: after a pause, nothing more was rendered or synthesized (a pipeline that went on
       // would keep festival busy for the 40 sentences).

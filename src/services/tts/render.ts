@@ -95,7 +95,10 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
   // sound for) is no answer, and the request fails with `voiceSaidNothing` before any byte of it is sent.
   let spoke = false
   const held: RenderEvent[] = []
+  // Nothing leaves after the listener went: the render may have been waiting (a macrotask turn between blocks,
+  // the engine's last piece) when the signal aborted.
   const pass = function* (event: RenderEvent): Generator<RenderEvent> {
+    signal?.throwIfAborted()
     if (spoke) yield event
     else held.push(event)
   }
@@ -195,6 +198,7 @@ async function* renderChunks(options: RenderOptions, lookahead: Lookahead): Asyn
   const first = chunks[0]
   if (!spoke && first) throw voiceSaidNothing(options.chooseVoice(first.speaker, first.language).modelId)
   const rest = current?.flush()
+  signal?.throwIfAborted()
   if (rest && rest.length > 0) yield { type: 'audio', samples: rest }
 }
 
