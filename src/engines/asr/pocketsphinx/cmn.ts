@@ -11,14 +11,24 @@ const CMN_LIVE = 2
 const CMN_BATCH = 1
 const CEPSTRUM_LENGTH = 13
 
+/** Sets a decoder's cepstral mean; see `cepstralMean`. */
+export interface CepstralMean {
+  /** Sets the mean to that of `samples` (or the model's `-cmninit` when it cannot be measured); also mid-utterance. */
+  set(samples?: Int16Array): void
+  free(): void
+}
+
 /**
  * Sets the cepstral mean before each utterance: the utterance's own (see `utteranceMean`), else the model's
  * `-cmninit`. Live cepstral mean normalisation carries its running mean from one utterance to the next, so a reused
  * decoder's output depended on whichever utterances (other requests') it decoded before. Setting the mean
- * afresh from the utterance alone means the same audio always gives the same words, as from a fresh decoder. Returns undefined when the library's layout is not the expected one
- * (then decoding works as before, only less repeatable).
+ * afresh from the utterance alone means the same audio always gives the same words, as from a fresh decoder.
+ * The mean is measured with a front end of its own (same settings), so setting it mid-utterance leaves the
+ * decoder's front end where it was. Returns undefined when the library's layout is not the expected one (then
+ * decoding works as before, only less repeatable).
  */
-export function cmnResetter(api: PocketsphinxApi, ps: Handle): ((samples?: Int16Array) => void) | undefined {
+export function cepstralMean(api: PocketsphinxApi, ps: Handle, config: Handle): CepstralMean | undefined {
+  let fe: Handle = null
   try {
     const feat = api.ps_get_feat(ps)
     if (!feat) return undefined
@@ -29,8 +39,15 @@ export function cmnResetter(api: PocketsphinxApi, ps: Handle): ((samples?: Int16
     const initial = new Float32Array(CEPSTRUM_LENGTH)
     api.cmn_live_get(cmn, initial)
     if (!initial.every(Number.isFinite)) return undefined
-    return (samples) => api.cmn_live_set(cmn, (samples && utteranceMean(api, ps, samples)) ?? initial)
+    fe = api.fe_init_auto_r(config)
+    if (!fe) return undefined
+    const own = fe
+    return {
+      set: (samples) => api.cmn_live_set(cmn, (samples && utteranceMean(api, own, samples)) ?? initial),
+      free: () => void api.fe_free(own),
+    }
   } catch {
+    if (fe) api.fe_free(fe)
     return undefined
   }
 }
@@ -59,11 +76,10 @@ const MIN_FRAMES = 20
  * mean for most of each utterance; the CLI hides part of this by carrying the adapted mean over from the
  * previous utterance. Measured on the real-speech set (docs/benchmarks.md): 30.5 % WER with the utterance's
  * own mean, 37.3 % when blended with 1 s of the initial mean, 42.4 % with 3 s. Undefined when the front end
- * is not reachable or the utterance is too short.
+ * cannot run or the utterance is too short.
  */
-export function utteranceMean(api: PocketsphinxApi, ps: Handle, samples: Int16Array): Float32Array | undefined {
-  const fe = api.ps_get_fe(ps)
-  if (!fe || samples.length === 0) return undefined
+export function utteranceMean(api: PocketsphinxApi, fe: Handle, samples: Int16Array): Float32Array | undefined {
+  if (samples.length === 0) return undefined
   // A new stream too: its noise estimate would otherwise carry over from the last utterance decoded.
   api.fe_start_stream(fe)
   api.fe_start_utt(fe)

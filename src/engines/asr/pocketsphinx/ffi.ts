@@ -28,11 +28,12 @@ export interface PocketsphinxApi {
   logmath_exp(lmath: Handle, logp: number): number
   cmn_live_get(cmn: Handle, vec: Float32Array): void
   cmn_live_set(cmn: Handle, vec: Float32Array): void
-  /** The decoder's own front end (MFCC), for the utterance's cepstral mean (cmn.ts). */
-  ps_get_fe(ps: Handle): Handle
   /** Forced alignment (align.ts): a grammar of exactly the words, made the active search. */
   ps_set_jsgf_string(ps: Handle, name: string, jsgf: string): number
   ps_set_search(ps: Handle, name: string): number
+  /** A front end of its own from the decoder's config, to measure means while the decoder's is decoding. */
+  fe_init_auto_r(config: Handle): Handle
+  fe_free(fe: Handle): number
   fe_start_stream(fe: Handle): void
   fe_start_utt(fe: Handle): number
   fe_process_utt(fe: Handle, spch: Int16Array, nsamps: number, cepBlock: [Handle], nframes: [number]): number
@@ -82,6 +83,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
     // mfcc_t is float in Debian's floating-point build.
     cmn_live_get: base.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
     cmn_live_set: base.func('void cmn_live_set(void *cmn, const float *vec)'),
+    fe_init_auto_r: base.func('void *fe_init_auto_r(void *config)'),
+    fe_free: base.func('int fe_free(void *fe)'),
     fe_start_stream: base.func('void fe_start_stream(void *fe)'),
     fe_start_utt: base.func('int fe_start_utt(void *fe)'),
     fe_process_utt: base.func(
@@ -114,7 +117,6 @@ export function loadPocketsphinx(): PocketsphinxApi {
     ps_seg_prob: ps.func('int ps_seg_prob(void *seg, _Out_ int *ascr, _Out_ int *lscr, _Out_ int *lback)'),
     ps_get_logmath: ps.func('void *ps_get_logmath(void *ps)'),
     ps_get_feat: ps.func('void *ps_get_feat(void *ps)'),
-    ps_get_fe: ps.func('void *ps_get_fe(void *ps)'),
     ps_set_jsgf_string: ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf_string)'),
     ps_set_search: ps.func('int ps_set_search(void *ps, const char *name)'),
   } as PocketsphinxApi

@@ -144,8 +144,9 @@ describe('live session', () => {
     expect(opened[1]!.channel).toBe(48000)
   })
 
-  it("a turn's final is the batch decode of all the audio the turn gave its decoder, padding included", async () => {
+  it("a turn's final is its decoder's words for all the audio the turn held, padding included, in the session's clock", async () => {
     const heard: Int16Array[][] = []
+    const channels: (Int16Array | undefined)[] = []
     const copy = (pcm: Int16Array) => pcm.slice()
     const spy: AsrEngine = {
       ...engine,
@@ -155,6 +156,7 @@ describe('live session', () => {
       openStream: async (first, o) => {
         const turn = [copy(first)]
         heard.push(turn)
+        channels.push(o.channel?.slice())
         const opened = await engine.openStream(first, o)
         const { stream } = opened
         return { ...opened, stream: { feed: (pcm) => (turn.push(copy(pcm)), stream.feed(pcm)), end: () => stream.end() } }
@@ -172,9 +174,14 @@ describe('live session', () => {
       // that ended it.
       expect(audio.length).toBe(Math.round(final.audioSec * 16000))
       expect(final.audioSec).toBeGreaterThan(DEFAULT_TURN.prefixPaddingMs / 1000 + DEFAULT_TURN.silenceMs / 1000)
-      const batch = await engine.transcribe(audio, { language: 'en' })
+      // The same blocks (and channel) through a stream of their own give the same words, timed from the turn's start.
+      const [first, ...rest] = heard[i]!
+      const { stream } = await engine.openStream(first!.slice(), { language: 'en', channel: channels[i] })
+      for (const pcm of rest) await stream.feed(pcm.slice())
+      const replayed = await stream.end()
+      expect(replayed.length).toBeGreaterThan(2)
       const at = started[i]!.atSec
-      expect(final.words).toEqual(batch.map((w) => ({ ...w, start: round3(w.start + at), end: round3(w.end + at) })))
+      expect(final.words).toEqual(replayed.map((w) => ({ ...w, start: round3(w.start + at), end: round3(w.end + at) })))
     }
   })
 

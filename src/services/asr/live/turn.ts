@@ -10,7 +10,8 @@ const FEED_SAMPLES = 1600
  * normalises the channel for the partials is measured on it (see `startStream` in the pocketsphinx decoder).
  * Measured with bench:live-asr on the real-speech set, as the WER of the live pass: 44.1 % starting with 0.1 s,
  * 40.7 % with 0.5 s, 34.7 % with 1 s; the first partial comes about 0.6 s after speech_started instead of 0.2 s.
- * The final does not depend on it: the engine decodes a turn that outgrew its first block again at its end.
+ * pocketsphinx measures the mean again at 2 s (its finals depend on that, not on this) and decodes a shorter turn
+ * that outgrew its first block again at its end.
  */
 const FIRST_SAMPLES = 16_000
 /** Audio of a turn kept for the next turn's channel normalisation (`LiveCallOptions.channel`): 3 s. */
