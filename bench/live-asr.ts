@@ -4,15 +4,21 @@
  * pocketsphinx. Prints per clip and overall: first partial after speech_started, end of speech → final
  * (from the clip's last sample, which includes the silence the detector waits for, and from speech_stopped),
  * the finals' WER beside the whole-file route's on the same files, and how many sessions at once keep up.
- * Run: npm run bench:live-asr [-- --sessions 2,4,8] [--workers N]
+ * `--model DIR` runs a sherpa-onnx streaming (online) model package instead of pocketsphinx, `--workers` of its
+ * runtime processes with one thread each.
+ * Run: npm run bench:live-asr [-- --sessions 2,4,8] [--workers N] [--model DIR]
  */
 import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
+import { basename, dirname, resolve } from 'node:path'
 import { corpusWer } from '../src/asr/wer.js'
 import { resampleAll } from '../src/audio/resample.js'
 import { concatSamples, float32ToInt16 } from '../src/audio/signal.js'
 import { readPcm16Wav } from '../src/audio/wav-header.js'
+import { createNeuralAsrEngine } from '../src/engines/asr/neural/index.js'
 import { createPocketsphinxEngine } from '../src/engines/asr/pocketsphinx/index.js'
+import type { AsrEngine } from '../src/engines/asr/types.js'
+import { detectPackage } from '../src/models/detect.js'
 import { createAsrService, type AsrService } from '../src/services/asr/service.js'
 import { DEFAULT_TURN } from '../src/services/asr/live/turn-detector.js'
 import { percentile } from './stats.js'
@@ -89,14 +95,24 @@ async function runClip(asr: AsrService, clip: RealClip): Promise<ClipRun> {
 const ms = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v)}`)
 const defined = (values: (number | undefined)[]) => values.filter((v): v is number => v !== undefined)
 
+/** pocketsphinx, or the sherpa-onnx streaming package at `modelDir`. */
+async function chooseEngine(modelDir: string | undefined, workers: number): Promise<{ engine: AsrEngine; name: string }> {
+  if (!modelDir) return { engine: createPocketsphinxEngine({ workers }), name: 'pocketsphinx' }
+  const path = resolve(modelDir)
+  const pkg = await detectPackage(dirname(path), basename(path))
+  if (!pkg?.runnable || !pkg.asr?.online) throw new Error(`${path} is not a runnable streaming ASR package: ${pkg?.note ?? 'not recognised'}`)
+  return { engine: createNeuralAsrEngine(pkg, { processes: workers, threads: 1 }), name: `${pkg.id} (sherpa-onnx online)` }
+}
+
 async function main(): Promise<void> {
   const sessions = (arg('sessions') ?? '1,2,4,8').split(',').map(Number)
   const workers = Number(arg('workers') ?? Math.max(...sessions))
   const clips = realSpeechClips()
-  const asr = createAsrService({ workers, concurrency: workers, engine: () => createPocketsphinxEngine({ workers }) })
+  const { engine, name } = await chooseEngine(arg('model'), workers)
+  const asr = createAsrService({ workers, concurrency: workers, engine: () => engine })
   await asr.warm()
   console.log(`live ASR bench: ${clips.length} real recordings at real time, ${RATE} Hz in ${FRAME_MS} ms frames, server VAD ` +
-    `(silence ${DEFAULT_TURN.silenceMs} ms, padding ${DEFAULT_TURN.prefixPaddingMs} ms), pocketsphinx ${workers} workers; ` +
+    `(silence ${DEFAULT_TURN.silenceMs} ms, padding ${DEFAULT_TURN.prefixPaddingMs} ms), ${name} ${workers} workers; ` +
     `${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`)
 
   // One session at a time: latencies and accuracy.
