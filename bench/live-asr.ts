@@ -6,7 +6,8 @@
  * the finals' WER beside the whole-file route's on the same files, and how many sessions at once keep up.
  * `--model DIR` runs a sherpa-onnx streaming (online) model package instead of pocketsphinx, `--workers` of its
  * runtime processes with one thread each.
- * Run: npm run bench:live-asr [-- --sessions 2,4,8] [--workers N] [--model DIR]
+ * `--silence MS` sets the turn detector's silence (OpenAI's `silence_duration_ms`; 500 by default).
+ * Run: npm run bench:live-asr [-- --sessions 2,4,8] [--workers N] [--model DIR] [--silence MS]
  */
 import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
@@ -55,8 +56,9 @@ function streamBytes(clip: RealClip): { bytes: Buffer; speechEndSec: number } {
 
 /** One clip through one live session at real-time pace. */
 async function runClip(asr: AsrService, clip: RealClip): Promise<ClipRun> {
+  const turns = { ...DEFAULT_TURN, silenceMs: Number(arg('silence') ?? DEFAULT_TURN.silenceMs) }
   const { bytes, speechEndSec } = streamBytes(clip)
-  const session = asr.openLive({ inputRate: RATE, language: 'en', turns: DEFAULT_TURN, maxBacklogSec: 60 })
+  const session = asr.openLive({ inputRate: RATE, language: 'en', turns, maxBacklogSec: 60 })
   const start = performance.now()
   let startedAt: number | undefined
   let stoppedAt: number | undefined
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
   const asr = createAsrService({ workers, concurrency: workers, engine: () => engine })
   await asr.warm()
   console.log(`live ASR bench: ${clips.length} real recordings at real time, ${RATE} Hz in ${FRAME_MS} ms frames, server VAD ` +
-    `(silence ${DEFAULT_TURN.silenceMs} ms, padding ${DEFAULT_TURN.prefixPaddingMs} ms), ${name} ${workers} workers; ` +
+    `(silence ${arg('silence') ?? DEFAULT_TURN.silenceMs} ms, padding ${DEFAULT_TURN.prefixPaddingMs} ms), ${name} ${workers} workers; ` +
     `${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${new Date().toISOString()}`)
 
   // One session at a time: latencies and accuracy.
