@@ -8,10 +8,24 @@
 #
 #   scripts/models/zipformer-streaming/build.sh [OUT]   (default OUT: test/fixtures/models/zipformer-streaming)
 #
+#   ZIPFORMER_SIZE=published scripts/models/zipformer-streaming/build.sh OUT
+#
+# ZIPFORMER_SIZE=published builds, still with random weights, at the sizes of the model sherpa-onnx publishes as
+# sherpa-onnx-streaming-zipformer-en-2023-06-26 (icefall's streaming LibriSpeech Zipformer, 66 M parameters:
+# train.py's defaults, layers 2,2,3,4,3,2, encoder widths 192-512, decoder and joiner 512, vocabulary 500,
+# chunk 16, left context 128), as the package sherpa-onnx-streaming-zipformer-parla-published-size (about
+# 260 MB unpacked), for measuring a real-sized model's speed (npm run bench:live-asr -- --model DIR). It is
+# never committed: give it an OUT outside the repository. The export takes a few minutes on 2 cores.
+#
 # OUT receives the package as a sherpa-onnx release archive (.tar.bz2) and provenance.json. ICEFALL_GIT may
 # name a local git directory (bare or not) holding the pinned commit; otherwise icefall is cloned from GitHub
 # into a temporary folder. Nothing upstream is written into the repo.
 set -euo pipefail
+size=${ZIPFORMER_SIZE:-test}
+case "$size" in
+  test|published) ;;
+  *) echo "ZIPFORMER_SIZE must be test or published, not $size" >&2; exit 2 ;;
+esac
 # Debian's interpreter (its python3-torch), not one a version manager puts first on PATH.
 PYTHON=${PYTHON:-/usr/bin/python3}
 
@@ -39,22 +53,30 @@ extract "${ICEFALL_GIT:-}" https://github.com/k2-fsa/icefall "$ICEFALL_COMMIT" "
 
 mkdir -p "$work/out" "$out"
 "$PYTHON" "$here/build.py" --work "$work/build" --out "$work/out" --recipe "$work/icefall/$recipe" \
-  --icefall "$work/icefall" --stand-ins "$here/../stand-ins"
+  --icefall "$work/icefall" --stand-ins "$here/../stand-ins" --size "$size"
 
-package=sherpa-onnx-streaming-zipformer-parla-test
+if [ "$size" = published ]; then
+  package=sherpa-onnx-streaming-zipformer-parla-published-size
+  sizes="the published streaming model's sizes (train.py defaults: --num-encoder-layers 2,2,3,4,3,2, --feedforward-dim 512,768,1024,1536,1024,768, --num-heads 4,4,4,8,4,4, --encoder-dim 192,256,384,512,384,256, --encoder-unmasked-dim 192,192,256,256,256,192, --query-head-dim 32, --value-head-dim 12, --pos-head-dim 4, --pos-dim 48, --decoder-dim 512, --joiner-dim 512), every weight plus N(0, 0.001) noise first so that the layers the recipe deep-copies differ as trained ones do; not a usable recognizer, for measuring speed"
+  tokens="tokens.txt written by build.py (500 entries, the published vocabulary's size: <blk>, <sos/eos>, <unk>, sentencepiece-style pieces and letter pairs), not a trained BPE model"
+else
+  package=sherpa-onnx-streaming-zipformer-parla-test
+  sizes="width 16, one layer per stack; not a usable recognizer"
+  tokens="tokens.txt written by build.py (40 entries: <blk>, <sos/eos>, <unk>, sentencepiece-style pieces), not a trained BPE model"
+fi
 tar -C "$work/out" -cjf "$out/$package.tar.bz2" "$package"
 
-"$PYTHON" - "$out" "$ICEFALL_COMMIT" "$package" <<'PY'
+"$PYTHON" - "$out" "$ICEFALL_COMMIT" "$package" "$sizes" "$tokens" <<'PY'
 import json, sys, torch, onnx
-out, icefall, package = sys.argv[1:]
+out, icefall, package, sizes, tokens = sys.argv[1:]
 json.dump({
     "built_by": "scripts/models/zipformer-streaming/build.sh",
-    "weights": "random (torch.manual_seed, the recipe's own initialisation; the joiner's output layer scaled by 8, its bias raised for blank, lowered for word-continuing pieces and <unk>); width 16, one layer per stack; not a usable recognizer",
+    "weights": "random (torch.manual_seed, the recipe's own initialisation; the joiner's output layer scaled by 8, its bias raised for blank, lowered for word-continuing pieces and <unk>); " + sizes,
     "sources": [
         {"repo": "https://github.com/k2-fsa/icefall", "commit": icefall, "license": "Apache-2.0",
          "used": "egs/librispeech/ASR/zipformer: train.py (get_params, get_model, add_model_arguments), zipformer.py (Zipformer2), model.py (AsrModel), decoder.py, joiner.py, subsampling.py, scaling.py, scaling_converter.py, export-onnx-streaming.py (run unmodified: opset 13, streaming states, encoder/decoder/joiner metadata); icefall/utils.py, checkpoint.py, env.py, diagnostics.py, dist.py, err.py, hooks.py (unmodified; the package __init__ is empty)"},
     ],
-    "tokens": "tokens.txt written by build.py (40 entries: <blk>, <sos/eos>, <unk>, sentencepiece-style pieces), not a trained BPE model",
+    "tokens": tokens,
     "stand_ins": "scripts/models/stand-ins/icefall_imports.py (k2 SymbolTable and versions, lhotse, kaldialign, sentencepiece, pypinyin, packaging.version, torch.utils.tensorboard, onnxruntime.quantization, the recipe's asr_datamodule)",
     "toolchain": {"torch": torch.__version__, "onnx": onnx.__version__, "python": sys.version.split()[0]},
     "packages": {
