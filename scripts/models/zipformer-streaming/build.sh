@@ -13,9 +13,10 @@
 # ZIPFORMER_SIZE=published builds, still with random weights, at the sizes of the model sherpa-onnx publishes as
 # sherpa-onnx-streaming-zipformer-en-2023-06-26 (icefall's streaming LibriSpeech Zipformer, 66 M parameters:
 # train.py's defaults, layers 2,2,3,4,3,2, encoder widths 192-512, decoder and joiner 512, vocabulary 500,
-# chunk 16, left context 128), as the package sherpa-onnx-streaming-zipformer-parla-published-size (about
-# 260 MB unpacked), for measuring a real-sized model's speed (npm run bench:live-asr -- --model DIR). It is
-# never committed: give it an OUT outside the repository. The export takes a few minutes on 2 cores.
+# chunk 16, left context 128), as the package sherpa-onnx-streaming-zipformer-parla-published-size (a 261 MB
+# encoder as published, a 248 MB archive), for measuring a real-sized model's speed
+# (npm run bench:live-asr -- --model DIR). It is never committed: give it an OUT outside the repository. The
+# export takes about 2 minutes on 2 cores.
 #
 # OUT receives the package as a sherpa-onnx release archive (.tar.bz2) and provenance.json. ICEFALL_GIT may
 # name a local git directory (bare or not) holding the pinned commit; otherwise icefall is cloned from GitHub
