@@ -19,7 +19,7 @@ function cleanWord(word: string): string {
   return word.replace(/\(\d+\)$/, '')
 }
 
-/** pocketsphinx frames are 10 ms of 16 kHz audio. */
+/** The en-us model's sample rate: word times count in it. */
 const SAMPLE_RATE = 16_000
 
 /**
@@ -75,7 +75,7 @@ export class PocketsphinxDecoder {
   readonly #api: PocketsphinxApi
   #config: Handle
   #ps: Handle
-  readonly #mean: CepstralMean | undefined
+  #mean: CepstralMean | undefined
   #stream: LiveUtterance | undefined
   #decodes = 0
 
@@ -275,8 +275,6 @@ export class PocketsphinxDecoder {
     if (!ps) throw new SpeechError('internal_error', '[pocketsphinx] decoder used after free')
     this.#decodes++
     // Without a new stream the frame counter runs on from the previous utterance and every time shifts.
-    // Before the new stream: the mean is measured with the decoder's front end, whose sample count (the
-    // source of every time) ps_start_stream then sets back to zero.
     this.#mean?.set(samples)
     api.ps_start_stream(ps)
     if (api.ps_start_utt(ps) < 0) throw new SpeechError('engine_failed', '[pocketsphinx] ps_start_utt failed')
@@ -323,6 +321,7 @@ export class PocketsphinxDecoder {
 
   free(): void {
     this.#mean?.free()
+    this.#mean = undefined
     if (this.#ps) this.#api.ps_free(this.#ps)
     this.#ps = null
     // ps_init took its own reference to the config; this drops ours.
