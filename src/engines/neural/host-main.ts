@@ -1,5 +1,6 @@
 import sherpa from 'sherpa-onnx-node'
 import type { AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig } from './protocol.js'
+import { toTransfer } from './pcm-transfer.js'
 import { createVadHandlers, type VadRuntime } from './host-vad.js'
 import { dropOnline, feedOnline, loadOnline, type OnlineRuntime } from './host-online.js'
 
@@ -64,9 +65,9 @@ async function synth(m: Extract<ToHost, { t: 'synth' }>): Promise<void> {
       onProgress: (info: { samples: Float32Array }) => {
         if (cancelled.has(m.id)) return 0
         sentences++
-        // The runtime's thread waits for this to return. `send` serializes the samples at once (no copy
-        // first, the runtime's buffer is only valid during the call) and writes them to the pipe later.
-        send({ t: 'chunk', id: m.id, samples: info.samples })
+        // The runtime's thread waits for this to return. The samples are converted and serialized at once (the
+        // runtime's buffer is only valid during the call); `send` writes them to the pipe later.
+        send({ t: 'chunk', id: m.id, audio: toTransfer(info.samples) })
         return 1
       },
     }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { bundle } from '../../module-worker.js'
+import { fromTransfer } from './pcm-transfer.js'
 import { SpeechError } from '../../errors.js'
 import { abortReason } from '../../abort.js'
 import type { AsrLanguage, AsrLoadConfig, AsrRawResult, FromHost, ToHost, TtsLoadConfig, VadLoadConfig } from './protocol.js'
@@ -228,7 +229,7 @@ export class NeuralHost {
         while (queue.length === 0) await new Promise<void>((r) => (wake = r))
         const m = queue.shift()!
         if (m instanceof Error || !('t' in m)) throw m
-        if (m.t === 'chunk') yield m.samples
+        if (m.t === 'chunk') yield fromTransfer(m.audio)
         else if (m.t === 'done') return void (finished = true)
         else if (m.t === 'failed') {
           finished = true

@@ -1,4 +1,8 @@
-/** Messages between Parla and a neural host process (see host.ts). Samples travel as Float32Array (advanced IPC serialization). */
+/**
+ * Messages between Parla and a neural host process (see host.ts), by advanced IPC serialization. Samples sent to
+ * the process travel as Float32Array; a synthesized sentence comes back as 16-bit scaled to its peak (pcm-transfer.ts).
+ */
+import type { TransferPcm } from './pcm-transfer.js'
 
 /** What the runtime needs to load one TTS model: sherpa-onnx's `OfflineTtsConfig.model` fields for its family. */
 export interface TtsLoadConfig {
@@ -53,7 +57,8 @@ export type ToHost =
 export type FromHost =
   | { readonly t: 'loaded'; readonly key: string; readonly sampleRate: number; readonly speakers: number }
   | { readonly t: 'load-failed'; readonly key: string; readonly message: string }
-  | { readonly t: 'chunk'; readonly id: number; readonly samples: Float32Array }
+  /** Audio of one sentence (see pcm-transfer.ts). */
+  | { readonly t: 'chunk'; readonly id: number; readonly audio: TransferPcm }
   | { readonly t: 'done'; readonly id: number; readonly sentences: number; readonly cancelled: boolean }
   | { readonly t: 'failed'; readonly id: number; readonly message: string }
   | { readonly t: 'transcribed'; readonly id: number; readonly result: AsrRawResult }
