@@ -1,5 +1,5 @@
 import { encode } from '@msgpack/msgpack'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -90,6 +90,41 @@ describe('/v1/asr through a neural ASR package', () => {
     for (const [id, message] of [['nothing-here', /no model package 'nothing-here'/], ['en_US-tone-low', /'en_US-tone-low' is a tts model/]] as const) {
       const config = loadConfig({ env: {}, flags: { dataDir: '/tmp/parla-test-unused', modelsDir, asrEngine: id } })
       await expect(createDeps(config, { inMemory: true })).rejects.toThrow(message)
+    }
+  })
+})
+
+/** This process's live children running a neural host (`node --input-type=module -e …`). */
+async function neuralChildren(): Promise<number[]> {
+  const found: number[] = []
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'latin1')
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(ppid) !== process.pid || state === 'Z') continue
+      if ((await readFile(`/proc/${name}/cmdline`, 'latin1')).includes('--input-type=module')) found.push(Number(name))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found
+}
+
+describe('an ASR package made ready at start', () => {
+  it('has a process with the model loaded before the first request, and the first request uses it', async () => {
+    const engine = createNeuralAsrEngine((await detectPackage(modelsDir, 'sherpa-onnx-nemo-ctc-en-tone'))!, { processes: 1, threads: 1 })
+    try {
+      const before = await neuralChildren()
+      await engine.ready!()
+      const started = (await neuralChildren()).filter((pid) => !before.includes(pid))
+      expect(started).toHaveLength(1)
+      const words = await engine.transcribe(toneSpeech([4, 1, 6]), { language: 'en' })
+      expect(words.map((w) => w.word).join(' ')).toMatch(/^four one six\.?$/i)
+      // No second process: the request was served by the one made ready.
+      expect((await neuralChildren()).filter((pid) => !before.includes(pid))).toEqual(started)
+    } finally {
+      await engine.close()
     }
   })
 })

@@ -41,6 +41,9 @@ export function createRoutedAsrEngine(routes: readonly { readonly language: stri
         return engine.openStream(first, options)
       },
     }),
+    async ready() {
+      await Promise.all(engines.map((e) => e.ready?.()))
+    },
     async close() {
       await Promise.all(engines.map((e) => e.close()))
     },

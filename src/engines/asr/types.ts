@@ -86,5 +86,10 @@ export interface AsrEngine {
    * The decoder is held until `end()`; aborting `options.signal` drops the utterance and frees it.
    */
   openStream?(first: Int16Array, options: LiveCallOptions): Promise<{ stream: AsrStream; words: readonly string[] }>
+  /**
+   * Optional: loads what the first request would wait for (decoders, a model in a runtime process), so that the
+   * server can do it at start; resolves when done. Requests work without it, only slower at first.
+   */
+  ready?(): Promise<void>
   close(): Promise<void>
 }

@@ -99,8 +99,7 @@ export function createAsrService(options: AsrServiceOptions) {
     },
     /** Starts the engine and waits until its decoders have loaded, so the first request is not slow. */
     async warm(): Promise<void> {
-      const asr = getEngine() as AsrEngine & { ready?: () => Promise<void> }
-      await asr.ready?.()
+      await getEngine().ready?.()
     },
     /**
      * Transcribes one upload. Cheap checks (language, format, a WAV's length) answer at once; decoding and

@@ -40,7 +40,7 @@ export function runAsrEngineConformance(options: AsrConformanceOptions): AsrConf
     engine = await options.create()
     const rate = engine.capabilities.sampleRate
     clips = (await speakAll(texts)).map((a) => resampleAll(a.samples, a.sampleRate, rate))
-    await (engine as AsrEngine & { ready?: () => Promise<void> }).ready?.()
+    await engine.ready?.()
   })
   afterAll(() => engine?.close())
 

@@ -99,6 +99,9 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
   }
   const capabilities = { languages, sampleRate: 16_000, maxUtteranceSeconds: whisper ? 28 : 60, parallelism: options.processes, ...(detects && { detectsLanguage: true }) }
   const close = () => hosts.close()
+  // One process with the model loaded (a process start and the model's load: seconds for a large model), so the
+  // first upload or live turn after start does not wait for it; more processes start when requests need them.
+  const ready = async () => free(await loadedHost())
 
   if (pkg.asr.online) {
     // A streaming model: live utterances decode as their audio comes; a whole recording is one utterance.
@@ -115,6 +118,7 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
         languageOf(callOptions.language)
         return openOnlineStream(pkg.id, online, first, callOptions)
       },
+      ready,
       close,
     }
   }
@@ -141,6 +145,7 @@ export function createNeuralAsrEngine(pkg: ModelPackage, options: NeuralAsrOptio
       })
       return words
     },
+    ready,
     close,
   }
 }
