@@ -1,5 +1,5 @@
 import { encode } from '@msgpack/msgpack'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -13,6 +13,7 @@ import { toneSpeech } from './support/onnx/tone-ctc.js'
 import { runAsrEngineConformance } from './support/conformance/asr-engine.js'
 import { createNeuralAsrEngine } from '../src/engines/asr/neural/index.js'
 import { detectPackage } from '../src/models/detect.js'
+import { processTable } from '../bench/proc-cpu.js'
 
 /**
  * `/v1/asr` served by an ASR model package (a NeMo CTC release layout holding a synthetic tone model) through
@@ -94,35 +95,22 @@ describe('/v1/asr through a neural ASR package', () => {
   })
 })
 
-/** This process's live children running a neural host (`node --input-type=module -e …`). */
-async function neuralChildren(): Promise<number[]> {
-  const found: number[] = []
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = await readFile(`/proc/${name}/stat`, 'latin1')
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(ppid) !== process.pid || state === 'Z') continue
-      if ((await readFile(`/proc/${name}/cmdline`, 'latin1')).includes('--input-type=module')) found.push(Number(name))
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found
-}
+/** This process's children running a neural host (`node --input-type=module -e …`). */
+const neuralChildren = (): number[] =>
+  [...processTable()].filter(([, p]) => p.ppid === process.pid && p.cmdline.includes('--input-type=module')).map(([pid]) => pid)
 
 describe('an ASR package made ready at start', () => {
   it('has a process with the model loaded before the first request, and the first request uses it', async () => {
     const engine = createNeuralAsrEngine((await detectPackage(modelsDir, 'sherpa-onnx-nemo-ctc-en-tone'))!, { processes: 1, threads: 1 })
     try {
-      const before = await neuralChildren()
+      const before = neuralChildren()
       await engine.ready!()
-      const started = (await neuralChildren()).filter((pid) => !before.includes(pid))
+      const started = neuralChildren().filter((pid) => !before.includes(pid))
       expect(started).toHaveLength(1)
       const words = await engine.transcribe(toneSpeech([4, 1, 6]), { language: 'en' })
       expect(words.map((w) => w.word).join(' ')).toMatch(/^four one six\.?$/i)
       // No second process: the request was served by the one made ready.
-      expect((await neuralChildren()).filter((pid) => !before.includes(pid))).toEqual(started)
+      expect(neuralChildren().filter((pid) => !before.includes(pid))).toEqual(started)
     } finally {
       await engine.close()
     }
