@@ -4,23 +4,36 @@
  * server in a child process, pcm at the model's rate). Each reports wall time, time to first audio, seconds of
  * audio and the CPU time its side used (this process; the server and its neural processes, from /proc).
  */
+import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { createRequire } from 'node:module'
 import { detectPackage } from '../src/models/detect.js'
 import { kokoroLang } from '../src/engines/tts/neural/kokoro-lang.js'
-import { processTable, processTreeCpuMs } from './proc-cpu.js'
+import { processTable, processTreeUsage } from './proc-cpu.js'
 import type { BenchServer } from './server.js'
 
 /** The server's neural processes (its children running the host module). */
 export const neuralHosts = (server: BenchServer): number[] =>
   [...processTable()].filter(([, p]) => p.ppid === server.pid && p.cmdline.includes('--input-type=module')).map(([pid]) => pid)
 
-export interface Run { readonly total: number; readonly first: number; readonly seconds: number; readonly cpu: number }
+export interface Run {
+  readonly total: number
+  readonly first: number
+  readonly seconds: number
+  readonly cpu: number
+  /** Pages faulted in by the side's processes during the run (fresh memory touched). */
+  readonly faults: number
+}
 
 interface Tts { readonly sampleRate: number; generateAsync(r: Record<string, unknown>): Promise<{ samples: Float32Array }> }
 const sherpa = createRequire(import.meta.url)('sherpa-onnx-node') as { OfflineTts: { createAsync(c: unknown): Promise<Tts> } }
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const rssMb = () => process.memoryUsage().rss / 2 ** 20
+/** This process's minor page faults so far (/proc/self/stat, field 10). */
+const ownFaults = () => {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7])
+}
 
 export interface DirectVoice {
   /** The voice Parla gives speaker 0 (docs/models.md: lower case, `_` → `-`). */
@@ -46,12 +59,14 @@ export async function loadDirect(modelsDir: string, name: string): Promise<Direc
     sampleRate: tts.sampleRate,
     loadedMb,
     async speak(text) {
+      const f0 = ownFaults()
       const t0 = performance.now()
       const c0 = cpuMs()
       let first = 0
       const onProgress = () => { first ||= performance.now() - t0; return 1 }
       const out = await tts.generateAsync({ text, sid: 0, speed: 1, onProgress, ...(lang && { generationConfig: { speed: 1, sid: 0, extra: { lang } } }) })
-      return { total: performance.now() - t0, first, seconds: out.samples.length / tts.sampleRate, cpu: cpuMs() - c0 }
+      const total = performance.now() - t0
+      return { total, first, seconds: out.samples.length / tts.sampleRate, cpu: cpuMs() - c0, faults: ownFaults() - f0 }
     },
   }
 }
@@ -85,7 +100,7 @@ async function text(body: AsyncIterable<Buffer>): Promise<string> {
 
 /** `POST /v1/tts` with `voice`, pcm at `rate`: wall time to the first and the last byte. */
 export async function speakEndToEnd(server: BenchServer, voice: string, rate: number, spoken: string): Promise<Run> {
-  const c0 = processTreeCpuMs(server.pid)
+  const before = processTreeUsage(server.pid)
   const t0 = performance.now()
   const res = await post(server, '/v1/tts', { text: spoken, reference_id: voice, format: 'pcm', sample_rate: rate })
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await text(res.body)}`)
@@ -95,7 +110,9 @@ export async function speakEndToEnd(server: BenchServer, voice: string, rate: nu
     first ||= performance.now() - t0
     bytes += chunk.length
   }
-  return { total: performance.now() - t0, first, seconds: bytes / 2 / rate, cpu: processTreeCpuMs(server.pid) - c0 }
+  const total = performance.now() - t0
+  const after = processTreeUsage(server.pid)
+  return { total, first, seconds: bytes / 2 / rate, cpu: after.cpuMs - before.cpuMs, faults: after.faults - before.faults }
 }
 
 /** The same by SSE (words aligned): wall time to the first and the last event. */

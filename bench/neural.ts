@@ -51,8 +51,9 @@ async function compare(label: string, runtime: (t: string) => Promise<Run>, endT
   const rtCpu = mean(rt.map((r) => r.cpu))
   const e2eCpu = mean(e2e.map((r) => r.cpu))
   const seconds = median(e2e.map((r) => r.seconds))
+  const faults = (runs: Run[]) => median(runs.map((r) => r.faults)).toFixed(0)
   console.log(`  ${label.padEnd(9)} audio ${seconds.toFixed(1)} s, ${runs} runs | runtime alone ${rtTotal.toFixed(0)} ms (RTF ${(rtTotal / 1000 / seconds).toFixed(3)}, first audio ${rtFirst.toFixed(0)} ms, CPU ${rtCpu.toFixed(0)} ms) | Parla ${e2eTotal.toFixed(0)} ms (first byte ${e2eFirst.toFixed(0)} ms, CPU ${e2eCpu.toFixed(0)} ms)`)
-  console.log(`  ${''.padEnd(9)} Parla/runtime: total ${(e2eTotal / rtTotal).toFixed(3)}× (target ≤ 1.05), first audio ${e2eFirst - rtFirst >= 0 ? '+' : ''}${(e2eFirst - rtFirst).toFixed(0)} ms (target ≤ +20), CPU ${(e2eCpu / rtCpu).toFixed(3)}× (${((e2eCpu - rtCpu) / seconds).toFixed(1)} ms CPU per second of audio)`)
+  console.log(`  ${''.padEnd(9)} Parla/runtime: total ${(e2eTotal / rtTotal).toFixed(3)}× (target ≤ 1.05), first audio ${e2eFirst - rtFirst >= 0 ? '+' : ''}${(e2eFirst - rtFirst).toFixed(0)} ms (target ≤ +20), CPU ${(e2eCpu / rtCpu).toFixed(3)}× (${((e2eCpu - rtCpu) / seconds).toFixed(1)} ms CPU per second of audio), pages faulted in per run ${faults(e2e)} against ${faults(rt)}`)
 }
 
 /** One model: its load, then the sentence and the paragraph both ways. */
