@@ -6,7 +6,7 @@ import { NeuralHost } from '../src/engines/neural/host.js'
 import { detectPackage } from '../src/models/detect.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { LiveClient } from './helpers/live.js'
-import { parseSse, rebuild } from './helpers/sse.js'
+import { parseSse, rebuild, expectWordsInOrderWithin } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
 import { PHONEMES, writePiperVoice } from './support/neural-models.js'
 import { decodeTones, TOKEN_SECONDS } from './support/onnx/tone-vits.js'
@@ -45,11 +45,7 @@ describe('neural voices on every TTS surface', () => {
     const { audio, words } = rebuild(events)
     const seconds = pcm16(audio).length / RATE
     expect(words.map((w) => w.text)).toEqual(['Good', 'morning', 'The', 'trains', 'are', 'on', 'time', 'today'])
-    for (const [i, w] of words.entries()) {
-      expect(w.end).toBeGreaterThan(w.start)
-      expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
-      if (i > 0) expect(w.start).toBeGreaterThanOrEqual(words[i - 1]!.end - 1e-3)
-    }
+    expectWordsInOrderWithin(words, seconds)
     // Both sentences were spoken: the phonemes of each appear in the audio.
     const phonemes = spokenPhonemes(pcm16(audio))
     expect(phonemes).toContain('ɡˈʊd mˈɔːɹnɪŋ.')

@@ -9,7 +9,7 @@ import { seedBuiltinVoices } from '../src/voices/seed.js'
 import { startTestServer, type TestServer } from './helpers/app.js'
 import { parla } from './helpers/cli.js'
 import { LiveClient } from './helpers/live.js'
-import { parseSse, rebuild } from './helpers/sse.js'
+import { parseSse, rebuild, expectWordsInOrderWithin } from './helpers/sse.js'
 import { pcm16 } from './helpers/tts-audio.js'
 import { wyomingClient } from './helpers/wyoming-client.js'
 import { VITS_LJS_ARCHIVE, VITS_LJS_PACKAGE, VITS_PACKAGE, VITS_TWO_SPEAKERS, vitsArchive } from './support/upstream-packages.js'
@@ -97,11 +97,7 @@ describe('sherpa-onnx VITS packages built by the upstreams\' own code, through e
     const { audio, words } = rebuild(parseSse(res.body))
     expect(words.map((w) => w.text)).toEqual(['Hello', 'world', 'and', 'more', 'words', 'here'])
     const seconds = pcm16(audio).length / RATE
-    for (const [i, w] of words.entries()) {
-      expect(w.end).toBeGreaterThan(w.start)
-      expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
-      if (i > 0) expect(w.start).toBeGreaterThanOrEqual(words[i - 1]!.end - 1e-3)
-    }
+    expectWordsInOrderWithin(words, seconds)
   })
 
   it('the live socket and OpenAI speech', async () => {

@@ -3,6 +3,8 @@
  * concatenate `audio_base64` of every event in arrival order; store alignment per `chunk_seq`, replacing it
  * on every non-null one; global time = segment time + `chunk_audio_offset_sec`.
  */
+import { expect } from 'vitest'
+
 export interface Segment {
   readonly text: string
   readonly start: number
@@ -60,6 +62,15 @@ export function rebuild(events: readonly StreamingEvent[]): Rebuilt {
     c.alignment.segments.map((s) => ({ text: s.text, start: s.start + c.offset, end: s.end + c.offset })),
   )
   return { audio: Buffer.concat(parts), chunks: sorted, words }
+}
+
+/** Each word has a length, starts no earlier than the one before it ends, and ends within `seconds` of audio. */
+export function expectWordsInOrderWithin(words: readonly Segment[], seconds: number): void {
+  for (const [i, w] of words.entries()) {
+    expect(w.end).toBeGreaterThan(w.start)
+    expect(w.end).toBeLessThanOrEqual(seconds + 1e-3)
+    if (i > 0) expect(w.start).toBeGreaterThanOrEqual(words[i - 1]!.end - 1e-3)
+  }
 }
 
 export interface Silence {
