@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { buildApp } from '../app.js'
-import { createDeps } from '../deps.js'
 import { configFromOptions } from './context.js'
 import { CliError, EXIT } from './exit.js'
 import { ParlaClient } from './client.js'
@@ -46,6 +44,8 @@ export async function connect(options: ConnectionOptions): Promise<Connection> {
   if (!localKey) {
     throw new CliError(EXIT.usage, `no API key for the local data dir ${config.dataDir}: pass --key, set PARLA_KEY, or run 'parla keys create --name me'`)
   }
+  // The server's modules load only here: a command on a remote Parla starts without them (see index.ts).
+  const [{ createDeps }, { buildApp }] = await Promise.all([import('../deps.js'), import('../app.js')])
   const deps = await createDeps(config)
   const app = await buildApp(deps)
   try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createDeps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { addConfigFlags } from './config-flags.js'
 import { configFromOptions } from './context.js'
 import { QUOTA_OPTION_KEYS, registerQuotaCommands } from './keys-quota.js'
@@ -43,10 +43,12 @@ export function registerKeyCommands(program: Command): void {
   registerQuotaCommands(keys, withDeps)
 }
 
-async function withDeps(options: Record<string, unknown>, run: (deps: Awaited<ReturnType<typeof createDeps>>) => Promise<void>) {
+async function withDeps(options: Record<string, unknown>, run: (deps: Deps) => Promise<void>) {
   const { name: _n, account: _a, ...rest } = options
   for (const key of QUOTA_OPTION_KEYS) delete rest[key]
-  const deps = await createDeps(configFromOptions(rest))
+  const config = configFromOptions(rest)
+  const { createDeps } = await import('../deps.js')
+  const deps = await createDeps(config)
   try {
     await run(deps)
   } finally {

@@ -2,7 +2,6 @@ import type { Command } from 'commander'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.js'
 import { logProcessWarnings, stdoutSink } from '../logger.js'
-import { handleSignals, startServer } from '../server.js'
 import { ensureFirstKey } from './bootstrap-key.js'
 import { addConfigFlags } from './config-flags.js'
 import { configFromOptions } from './context.js'
@@ -11,6 +10,7 @@ import { EXIT } from './exit.js'
 export function registerServeCommand(program: Command): void {
   addConfigFlags(program.command('serve').description('start the API server')).action(async (options) => {
     const config = configFromOptions(options)
+    const { handleSignals, startServer } = await import('../server.js')
     let key: string | null = null
     // The key is in its file before the listener opens: a script that waits for /healthz then reads it finds it.
     const server = await startServer(config, {}, { beforeListen: async (deps) => void (key = await ensureFirstKey(deps.keys, config.dataDir)) }).catch((err: unknown) => {
