@@ -81,7 +81,11 @@ export async function asr(url: string, key: string, wav: Uint8Array): Promise<Ou
 async function answerOf(surface: string, res: Response, t0: number): Promise<Outcome> {
   const body = await res.text()
   if (res.status === 503 || res.status === 429) {
-    return { kind: 'rejected', surface, status: res.status, retryAfter: res.headers.get('retry-after') ?? undefined, rejectMs: performance.now() - t0 }
+    let detail = body.slice(0, 200)
+    try {
+      detail = (JSON.parse(body) as { message?: string }).message ?? detail
+    } catch { /* not JSON: the body's start */ }
+    return { kind: 'rejected', surface, status: res.status, retryAfter: res.headers.get('retry-after') ?? undefined, rejectMs: performance.now() - t0, detail }
   }
   return { kind: 'failed', surface, status: res.status, detail: body.slice(0, 200) }
 }

@@ -11,7 +11,8 @@
  *     Alongside, BENCH_SHORT (default 8) clients ask `/v1/tts` for one or two words ("Hi.") the same way.
  * Each request's expected work is its characters × 0.06 s of speech per character × the engine cost the server
  * measured (`parla_engine_real_time_factor`, read at the end): refusals of work under 1 s and under the
- * admission wait (0.5 s) are counted, and live utterances that ended in an error instead of audio, by their
+ * admission wait (0.5 s) are counted with the server's reasons ("short work at its cap": it counted the request as
+ * short), and live utterances that ended in an error instead of audio, by their
  * `finish` message (numbers blanked) and whether some of the reply's audio had come before it.
  * Audio is 16-bit pcm at 16 kHz. The default voice (festival slt). `BENCH_ASR=0` replaces the ASR clients by TTS ones.
  * `BENCH_SERVER_ROOT=/other/checkout` runs that checkout's server with these clients (before/after a change).
@@ -151,6 +152,8 @@ function byWork(outcomes: Outcome[], chars: Map<Outcome, number>, metrics: strin
   const refused = (list: Outcome[]) => list.filter((o) => o.kind === 'rejected').length
   console.log(`  expected work at cost ${rtf.toFixed(3)}: short texts ${work(speech.find((o) => o.surface === 'short') ?? speech[0]!).toFixed(3)} s and less, replies up to ${Math.max(...speech.map(work)).toFixed(2)} s`)
   console.log(`  refused with under ${WAIT_SEC} s of work: ${refused(under(WAIT_SEC))} of ${under(WAIT_SEC).length}; under 1 s: ${refused(under(1))} of ${under(1).length}`)
+  // The server's own expectation at the time: "short work at its cap" means it counted the request as short.
+  for (const [why, { n, example }] of reasons(under(WAIT_SEC).filter((o) => o.kind === 'rejected'))) console.log(`    ${n} × ${why}\n      e.g. ${example}`)
   const short = outcomes.filter((o) => o.surface === 'short')
   const shortServed = short.filter((o) => o.kind === 'served')
   if (shortServed.length) console.log(`  short texts: ${refused(short)} refused of ${short.length}; first audio ms p50 / p95 / max: ${stats(shortServed.map((o) => o.firstAudioMs))}`)

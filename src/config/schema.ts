@@ -165,7 +165,8 @@ export const ConfigSchema = Type.Object(
     /**
      * Longest wait in that line, in seconds, before a 503 with `Retry-After`. Work expected to take less than
      * this (and than 1 s) is served beyond the limits instead: at once within `cores × admissionWaitSec` of
-     * such work, after its wait within `cores × 2 s`; live utterances wait for their latency budget if longer
+     * such work, after its wait within `cores × 1 s` (at the cap it waits once more as long, at most 1 s, then
+     * is refused); live utterances wait for their latency budget if longer
      * (docs/operations.md).
      */
     admissionWaitSec: Type.Number({ default: 0.5, minimum: 0, maximum: 60 }),

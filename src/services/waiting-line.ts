@@ -11,6 +11,12 @@ export interface LineOptions {
    * for an owner that serves some waits rather than refuse them once they have waited long enough.
    */
   servedAtDeadline?(): boolean
+  /**
+   * When the wait runs out and `servedAtDeadline` declines: the place stays in the line this much longer (ms),
+   * `overdue` is called, and `servedAtDeadline` is asked once more when it ends, before `timedOut`.
+   */
+  readonly graceMs?: number
+  overdue?(): void
 }
 
 /** A place in a line: its owner calls it when the place's turn comes. */
@@ -36,11 +42,19 @@ export function waitInLine<T>(line: Turn[], take: () => T, options: LineOptions)
       leave()
       reject(abortReason(signal!))
     }
-    const timer = waitMs === undefined ? undefined : setTimeout(() => {
-      leave()
-      if (options.servedAtDeadline?.()) resolve(take())
-      else reject(options.timedOut())
-    }, waitMs)
+    const expire = (graceLeft: boolean) => {
+      if (options.servedAtDeadline?.()) {
+        leave()
+        resolve(take())
+      } else if (graceLeft && options.graceMs) {
+        timer = setTimeout(() => expire(false), options.graceMs)
+        options.overdue?.()
+      } else {
+        leave()
+        reject(options.timedOut())
+      }
+    }
+    let timer = waitMs === undefined ? undefined : setTimeout(() => expire(true), waitMs)
     const turn: Turn = () => {
       leave()
       resolve(take())

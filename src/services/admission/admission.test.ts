@@ -153,24 +153,58 @@ describe('admission by expected work', () => {
     expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.007)
   })
 
-  it('refuses a short stream whose wait ran out when short work beyond the limits would pass the cap', async () => {
+  it('refuses a short stream when short work beyond the limits stays at the cap through a second wait', async () => {
     vi.useFakeTimers()
     const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0, shortWorkCapSec: () => 0.008 })
     await admission.admit('tts')
     const hi = await admission.admit('tts', undefined, { chars: 3 })
     const within = admission.admit('tts', undefined, { chars: 4 })
-    const over = admission.admit('openai', undefined, { chars: 3 }).catch((e: unknown) => e)
+    let settled = false
+    const over = admission.admit('openai', undefined, { chars: 3 }).catch((e: unknown) => e).finally(() => void (settled = true))
     await vi.advanceTimersByTimeAsync(500)
     await within
-    // 3 + 4 ms are running beyond the limits: 3 more would pass the 8 ms cap.
+    // 3 + 4 ms are running beyond the limits: 3 more would pass the 8 ms cap, so it waits once more.
+    expect(settled).toBe(false)
+    expect(admission.snapshot()).toMatchObject({ queued: 1 })
+    await vi.advanceTimersByTimeAsync(499)
+    expect(settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
     const refusal = await over
-    expect(refusal).toMatchObject({ code: 'engine_busy', retryAfterSec: 1, message: expect.stringMatching(/short work at its cap/) as unknown })
+    expect(refusal).toMatchObject({ code: 'engine_busy', retryAfterSec: 1, message: expect.stringMatching(/no place within 1 s, short work at its cap/) as unknown })
     expect(rejected).toEqual(['openai'])
     // Short work that ends gives its share of the cap back.
     hi.release()
     const next = admission.admit('tts', undefined, { chars: 4 })
     await vi.advanceTimersByTimeAsync(500)
     await next
+    expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
+  })
+
+  it('serves a short stream in its second wait as soon as short work beyond the limits makes room under the cap', async () => {
+    vi.useFakeTimers()
+    // The budget is only the one short stream always let through; the cap 8 ms.
+    const { admission, rejected } = byWork({ queueLength: 0, shortWorkSec: () => 0, shortWorkCapSec: () => 0.008 })
+    await admission.admit('tts')
+    const hi = await admission.admit('tts', undefined, { chars: 3 })
+    const yes = admission.admit('tts', undefined, { chars: 4 })
+    let served = false
+    const sure = admission.admit('sse', undefined, { chars: 4 }).then((t) => {
+      served = true
+      return t
+    })
+    await vi.advanceTimersByTimeAsync(500)
+    await yes
+    // 3 + 4 ms beyond the limits; 4 more would pass the cap: it waits on.
+    expect(served).toBe(false)
+    await vi.advanceTimersByTimeAsync(200)
+    expect(served).toBe(false)
+    // 'Hi.' ends: 4 + 4 ms fit the cap (not the budget), and the stream in its second wait takes the room.
+    hi.release()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(served).toBe(true)
+    await sure
+    expect(rejected).toEqual([])
+    expect(admission.snapshot()).toMatchObject({ running: { tts: 2, sse: 1 }, queued: 0 })
     expect(admission.snapshot().shortWorkSec).toBeCloseTo(0.008)
   })
 

@@ -31,8 +31,8 @@ export interface AdmissionOptions {
   shortWorkSec?(): number
   /**
    * The hard bound on that work, above `shortWorkSec`: a short stream whose wait runs out is served beyond the
-   * limits while the short work running there, its own included, stays within this; past it, it is refused.
-   * Without it, a short stream whose wait runs out is refused.
+   * limits while the short work running there, its own included, stays within this; past it, it waits on (see
+   * `Admission.admit`) and is then refused. Without it, a short stream whose wait runs out is refused.
    */
   shortWorkCapSec?(): number
   /** A stream was turned away (metrics). */
@@ -64,10 +64,11 @@ export interface Admission {
    * the line serves the least expected work first. A short stream (expected work shorter than its wait and
    * than `SHORT_WORK_MAX_SEC`, and no wait of its own) is served beyond the limits: at once while the short
    * work there stays within `shortWorkSec`; else it waits, takes that budget as soon as a short stream ends, and
-   * when its wait runs out is served anyway while the short work stays within `shortWorkCapSec`. Rejects with
-   * a 503 `engine_busy` carrying `retryAfterSec` when the line is full (not for short streams or ones with a
-   * wait of their own) or the wait runs out (for a short stream: with the cap reached), and with the abort
-   * reason if `signal` aborts while waiting.
+   * when its wait runs out is served anyway while the short work stays within `shortWorkCapSec`. With the cap
+   * reached then, it waits once more as long (at most `SHORT_WORK_MAX_SEC`), taking room under the cap as soon as
+   * short work ends. Rejects with a 503 `engine_busy` carrying `retryAfterSec` when the line is full (not for
+   * short streams or ones with a wait of their own) or the wait runs out (for a short stream: the second one,
+   * with the cap still reached), and with the abort reason if `signal` aborts while waiting.
    */
   admit(surface: StreamSurface, signal?: AbortSignal, request?: StreamRequest): Promise<AdmissionTicket>
   /** An admitted stream's audio came after its listener ran out although its text was there: the node is over capacity. */
@@ -111,6 +112,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
    */
   const workOf = new WeakMap<Turn, number>()
   const takeBeyond = new WeakMap<Turn, () => void>()
+  /** Short turns whose wait ran out with the cap reached: they take room under the cap, not only the budget. */
+  const overdue = new WeakSet<Turn>()
   /** Expected work of the streams admitted beyond the limits and still running. */
   let shortWork = 0
   // Smoothed seconds a stream holds its place: how soon one is likely to free up.
@@ -168,7 +171,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     while (queue.length > 0 && hasRoom()) queue.shift()!()
     for (const turn of [...queue]) {
       const beyond = takeBeyond.get(turn)
-      if (beyond && fitsShortBudget(workOf.get(turn) ?? 0)) beyond()
+      const work = workOf.get(turn) ?? 0
+      if (beyond && (fitsShortBudget(work) || (overdue.has(turn) && fitsShortCap(work)))) beyond()
     }
   }
 
@@ -207,16 +211,19 @@ export function createAdmission(options: AdmissionOptions): Admission {
       let beyond = 0
       // A short stream that has waited its whole wait has paid more than its work costs the node: it is served
       // now, unless short work beyond the limits is at its cap (a flood of tiny requests must not take the node).
+      // Then it waits once more as long: the short work holding the cap is each done within its own wait, so
+      // room comes back within that unless the node is flooded, and the first room goes to it (see `pump`).
       const servedAtDeadline = () => {
         if (!fitsShortCap(work)) return false
         beyond = work
         return true
       }
+      const graceMs = short ? Math.min(waitMs, SHORT_WORK_MAX_SEC * 1000) : 0
       const waiting = waitInLine(queue, () => ticket(surface, askedAt, beyond), {
         ...(signal && { signal }),
         waitMs,
-        ...(short && { servedAtDeadline }),
-        timedOut: () => busy(surface, short ? `no place within ${waitMs / 1000} s, short work at its cap` : `no place within ${waitMs / 1000} s`),
+        ...(short && { servedAtDeadline, graceMs, overdue: () => void overdue.add(turn) }),
+        timedOut: () => busy(surface, short ? `no place within ${(waitMs + graceMs) / 1000} s, short work at its cap` : `no place within ${waitMs / 1000} s`),
       })
       const turn = order(work)
       if (short) {
